@@ -1,0 +1,57 @@
+public import HTTPTypes
+
+extension HTTPFields {
+  /// Header fields from a plain dictionary, checked before anything is sent.
+  ///
+  /// Names must be HTTP tokens; values must not contain CR, LF or NUL (they would split the header and let a value
+  /// smuggle in fields of its own). Leading and trailing spaces and tabs of a value are dropped.
+  /// - Parameter headers: Names to values.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidHeader`` naming the first bad field.
+  public init(validating headers: [String: String]) throws(NetworkError) {
+    self.init()
+    for name in headers.keys.sorted() {
+      try append(validating: headers[name]!, for: name)
+    }
+  }
+
+  /// Sets one field (replacing any of the same name), checked like ``init(validating:)``.
+  /// - Parameters:
+  ///   - value: The value.
+  ///   - name: The field name.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidHeader`` when the name or value is invalid.
+  public mutating func set(validating value: String, for name: String) throws(NetworkError) {
+    let field = try Self.field(name: name, value: value)
+    self[field.name] = field.value
+  }
+
+  private mutating func append(validating value: String, for name: String) throws(NetworkError) {
+    append(try Self.field(name: name, value: value))
+  }
+
+  private static func field(name: String, value: String) throws(NetworkError) -> HTTPField {
+    guard let fieldName = HTTPField.Name(name) else {
+      throw NetworkError(code: .invalidHeader, message: "'\(name.debugDescription)' is not a valid header name")
+    }
+    if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+      throw NetworkError(
+        code: .invalidHeader,
+        message: "the value of header '\(name)' contains CR, LF or NUL: \(value.debugDescription)"
+      )
+    }
+    let trimmed = value.trimmingSpacesAndTabs()
+    guard HTTPField.isValidValue(trimmed) else {
+      throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' is not a valid field value")
+    }
+    return HTTPField(name: fieldName, value: trimmed)
+  }
+}
+
+extension String {
+  fileprivate func trimmingSpacesAndTabs() -> String {
+    let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else {
+      return ""
+    }
+    return String(self[first...last])
+  }
+}

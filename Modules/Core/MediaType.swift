@@ -1,0 +1,168 @@
+/// A parsed media type such as `application/json; charset=utf-8`, as found in `Content-Type` and `Accept`.
+///
+/// Type, subtype and parameter names are compared case-insensitively (they are stored lower-cased); parameter
+/// values keep their case, with quotes removed.
+///
+/// ```swift
+/// let type = try MediaType(parsing: "Application/JSON; charset=\"UTF-8\"")
+/// type.type        // "application"
+/// type.subtype     // "json"
+/// type.parameters  // ["charset": "UTF-8"]
+/// ```
+public struct MediaType: Hashable, Sendable, CustomStringConvertible {
+  /// The top-level type, lower-cased (`application`), or `*`.
+  public var type: String
+  /// The subtype, lower-cased (`json`, `vnd.api+json`), or `*`.
+  public var subtype: String
+  /// Parameters by lower-cased name (`charset`, `boundary`, `q`).
+  public var parameters: [String: String]
+
+  /// Creates a media type from its parts.
+  /// - Parameters:
+  ///   - type: The top-level type.
+  ///   - subtype: The subtype.
+  ///   - parameters: The parameters.
+  public init(type: String, subtype: String, parameters: [String: String] = [:]) {
+    self.type = type.lowercased()
+    self.subtype = subtype.lowercased()
+    self.parameters = Dictionary(parameters.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+  }
+
+  /// Parses `type/subtype` followed by any `; name=value` parameters (values may be quoted strings).
+  /// - Parameter text: A single media type, as in a `Content-Type` header.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidContentType`` when the text is not a media
+  ///   type.
+  public init(parsing text: String) throws(NetworkError) {
+    var scanner = MediaTypeScanner(text)
+    self = try scanner.mediaType()
+    scanner.skipSpaces()
+    guard scanner.isAtEnd else { throw scanner.failure("unexpected text after the media type") }
+  }
+
+  /// Parses a comma-separated list, as in an `Accept` header.
+  /// - Parameter text: The header value.
+  /// - Returns: The media types in the order given.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidContentType`` when an element is not a media
+  ///   type.
+  public static func parseList(_ text: String) throws(NetworkError) -> [MediaType] {
+    var scanner = MediaTypeScanner(text)
+    var result: [MediaType] = []
+    while true {
+      scanner.skipSpaces()
+      if scanner.isAtEnd { break }
+      if scanner.take(",") { continue }
+      result.append(try scanner.mediaType())
+      scanner.skipSpaces()
+      if !scanner.isAtEnd && !scanner.take(",") { throw scanner.failure("expected ',' between media types") }
+    }
+    return result
+  }
+
+  /// The `charset` parameter, if any.
+  public var charset: String? { parameters["charset"] }
+
+  /// The `q` parameter of an `Accept` element as a number from 0 to 1; 1 when absent or unreadable.
+  public var quality: Double {
+    guard let text = parameters["q"], let value = Double(text), value >= 0, value <= 1 else { return 1 }
+    return value
+  }
+
+  /// `type/subtype`, without parameters.
+  public var essence: String { "\(type)/\(subtype)" }
+
+  /// Whether this type, read as a pattern that may use `*` for the type or subtype, matches a concrete type.
+  /// Parameters are not compared.
+  /// - Parameter other: The concrete media type.
+  /// - Returns: `true` when type and subtype are equal or wildcards.
+  public func matches(_ other: MediaType) -> Bool {
+    (type == "*" || type == other.type) && (subtype == "*" || subtype == other.subtype)
+  }
+
+  /// `type/subtype` followed by the parameters, sorted by name.
+  public var description: String {
+    parameters.keys.sorted().reduce(essence) { text, name in text + "; \(name)=\(parameters[name]!)" }
+  }
+}
+
+/// A small scanner over the grammar of RFC 9110 §8.3.1 media types.
+private struct MediaTypeScanner {
+  private let text: String
+  private let scalars: [Unicode.Scalar]
+  private var index = 0
+
+  init(_ text: String) {
+    self.text = text
+    scalars = Array(text.unicodeScalars)
+  }
+
+  var isAtEnd: Bool { index >= scalars.count }
+
+  mutating func skipSpaces() {
+    while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { index += 1 }
+  }
+
+  mutating func take(_ scalar: Unicode.Scalar) -> Bool {
+    guard index < scalars.count, scalars[index] == scalar else { return false }
+    index += 1
+    return true
+  }
+
+  func failure(_ reason: String) -> NetworkError {
+    NetworkError(code: .invalidContentType, message: "'\(text)' is not a valid media type: \(reason)")
+  }
+
+  mutating func mediaType() throws(NetworkError) -> MediaType {
+    skipSpaces()
+    let type = token()
+    guard !type.isEmpty else { throw failure("missing type") }
+    guard take("/") else { throw failure("missing '/' after the type") }
+    let subtype = token()
+    guard !subtype.isEmpty else { throw failure("missing subtype") }
+    var parameters: [String: String] = [:]
+    while true {
+      skipSpaces()
+      guard take(";") else { break }
+      skipSpaces()
+      if isAtEnd || scalars[index] == "," { break }
+      let name = token().lowercased()
+      guard !name.isEmpty else { throw failure("missing parameter name") }
+      guard take("=") else { throw failure("missing '=' after parameter '\(name)'") }
+      let value = try parameterValue()
+      if parameters[name] == nil { parameters[name] = value }
+    }
+    return MediaType(type: type, subtype: subtype, parameters: parameters)
+  }
+
+  private mutating func token() -> String {
+    let start = index
+    while index < scalars.count, Self.isTokenCharacter(scalars[index]) { index += 1 }
+    return String(String.UnicodeScalarView(scalars[start..<index]))
+  }
+
+  private mutating func parameterValue() throws(NetworkError) -> String {
+    guard take("\"") else {
+      let value = token()
+      guard !value.isEmpty else { throw failure("missing parameter value") }
+      return value
+    }
+    var value = String.UnicodeScalarView()
+    while index < scalars.count {
+      let scalar = scalars[index]
+      index += 1
+      if scalar == "\"" { return String(value) }
+      if scalar == "\\" {
+        guard index < scalars.count else { break }
+        value.append(scalars[index])
+        index += 1
+      } else {
+        value.append(scalar)
+      }
+    }
+    throw failure("unterminated quoted string")
+  }
+
+  private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    guard scalar.isASCII, scalar.value > 0x20, scalar.value < 0x7F else { return false }
+    return !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)
+  }
+}

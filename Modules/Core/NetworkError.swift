@@ -1,0 +1,88 @@
+/// The error every Malibu module reports: a code to branch on, a message for people, the response when there is
+/// one, and the error that caused it.
+///
+/// ```swift
+/// do {
+///   let boards = try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+/// } catch let error as NetworkError where error.code == .unacceptableStatusCode {
+///   print(error.response?.statusCode, String(decoding: error.response?.data ?? Data(), as: UTF8.self))
+/// }
+/// ```
+public struct NetworkError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong, as a value to compare against. New codes can be added without breaking anyone's code.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+
+    private init(_ name: String) {
+      self.name = name
+    }
+
+    /// The base URL or the resource does not form a valid absolute URL.
+    public static let invalidURL = Code("invalidURL")
+    /// A header name is not a valid token, or a value contains CR, LF or NUL.
+    public static let invalidHeader = Code("invalidHeader")
+    /// A parameter value is of a kind that cannot be sent.
+    public static let unsupportedParameter = Code("unsupportedParameter")
+    /// Parameters could not be encoded into a body.
+    public static let encodingFailed = Code("encodingFailed")
+    /// No parameter encoder is registered for the request's content type.
+    public static let missingEncoder = Code("missingEncoder")
+    /// The response's status code is not among the accepted ones.
+    public static let unacceptableStatusCode = Code("unacceptableStatusCode")
+    /// The response's content type is not among the accepted ones.
+    public static let unacceptableContentType = Code("unacceptableContentType")
+    /// The response has no `Content-Type` where one was required.
+    public static let missingContentType = Code("missingContentType")
+    /// A `Content-Type` or `Accept` header could not be parsed.
+    public static let invalidContentType = Code("invalidContentType")
+    /// The response body is empty where a value was expected.
+    public static let emptyResponse = Code("emptyResponse")
+    /// The body could not be decoded as text in its character set.
+    public static let stringDecodingFailed = Code("stringDecodingFailed")
+    /// The body is not well-formed JSON.
+    public static let jsonSerializationFailed = Code("jsonSerializationFailed")
+    /// The body is JSON, but not of the expected shape (an array where an object was asked for, say).
+    public static let unexpectedJSONShape = Code("unexpectedJSONShape")
+    /// The body could not be decoded into the requested `Decodable` type; the cause is the `DecodingError`.
+    public static let decodingFailed = Code("decodingFailed")
+    /// The request was cancelled.
+    public static let cancelled = Code("cancelled")
+    /// The transport failed to send the request or receive the response; the cause says how.
+    public static let transportFailed = Code("transportFailed")
+    /// A middleware, or another step before sending, stopped the request.
+    public static let requestRejected = Code("requestRejected")
+
+    /// The code's name, as spelled in Swift.
+    public var description: String { name }
+  }
+
+  /// What went wrong.
+  public var code: Code
+  /// A sentence for people, naming the value at fault.
+  public var message: String
+  /// The response, when the failure is about one, so the error body stays readable.
+  public var response: Response?
+  /// The error that caused this one, if any (a `DecodingError`, a transport error, ...).
+  public var underlyingError: (any Error)?
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - code: What went wrong.
+  ///   - message: A sentence for people.
+  ///   - response: The response the failure is about, if any.
+  ///   - underlyingError: The cause, if any.
+  public init(code: Code, message: String, response: Response? = nil, underlyingError: (any Error)? = nil) {
+    self.code = code
+    self.message = message
+    self.response = response
+    self.underlyingError = underlyingError
+  }
+
+  /// `NetworkError.<code>: <message>`, followed by the status and the cause when present.
+  public var description: String {
+    var text = "NetworkError.\(code): \(message)"
+    if let response { text += " [status \(response.statusCode)]" }
+    if let underlyingError { text += " (cause: \(underlyingError))" }
+    return text
+  }
+}

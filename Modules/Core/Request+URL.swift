@@ -1,0 +1,123 @@
+public import Foundation
+
+extension Request {
+  /// The URL this request is sent to.
+  ///
+  /// - A resource with a scheme (`"https://example.com/boards"`, or a `URL` with one) is used as is and the base URL
+  ///   is ignored.
+  /// - Otherwise the resource is joined to the base URL with exactly one `/` between them, whatever slashes either
+  ///   side brings; an empty resource gives the base URL itself.
+  /// - A query in the base URL, then one in the resource, then the parameters (when ``contentType`` is
+  ///   ``ContentType/query``) are joined with `&`, in that order; a fragment in the resource is kept at the end.
+  ///
+  /// ```swift
+  /// try Request.get("boards?page=2", parameters: ["type": 1])
+  ///   .buildURL(baseUrl: "http://127.0.0.1:8080/api")   // http://127.0.0.1:8080/api/boards?page=2&type=1
+  /// ```
+  /// - Parameters:
+  ///   - baseUrl: The base URL, or `nil` for an absolute resource.
+  ///   - queryEncoding: How query parameters are written; the defaults of ``FormURLEncoding``.
+  /// - Returns: The absolute URL.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidURL`` when the base URL or the resource does
+  ///   not form a valid absolute URL (or a relative resource has no base URL), and
+  ///   ``NetworkError/Code/unsupportedParameter`` when a query parameter cannot be encoded.
+  public func buildURL(
+    baseUrl: (any URLStringConvertible)?,
+    queryEncoding: FormURLEncoding = FormURLEncoding()
+  ) throws(NetworkError) -> URL {
+    let resourceString = resource.urlString
+    var parts: URLParts
+    if URLParts.hasScheme(resourceString) {
+      parts = URLParts(resourceString)
+    } else {
+      guard let base = baseUrl?.urlString, !base.isEmpty else {
+        throw NetworkError(
+          code: .invalidURL,
+          message: "the resource '\(resourceString)' is relative and there is no base URL to join it to"
+        )
+      }
+      guard URLParts.hasScheme(base), Self.validate(base) != nil else {
+        throw NetworkError(code: .invalidURL, message: "the base URL '\(base)' is not a valid absolute URL")
+      }
+      parts = URLParts(base).joining(URLParts(resourceString))
+    }
+    if contentType.encodesInURL && !parameters.isEmpty {
+      parts.appendQuery(try queryEncoding.queryString(from: parameters))
+    }
+    let string = parts.string
+    guard let url = Self.validate(string) else {
+      throw NetworkError(code: .invalidURL, message: "'\(string)' is not a valid absolute URL")
+    }
+    return url
+  }
+
+  private static func validate(_ string: String) -> URL? {
+    guard let url = URL(string: string), let scheme = url.scheme, !scheme.isEmpty else { return nil }
+    let needsHost = ["http", "https", "ws", "wss"].contains(scheme.lowercased())
+    if needsHost && (url.host ?? "").isEmpty { return nil }
+    return url
+  }
+}
+
+/// A URL string split at its query and fragment, for joining without parsing what need not be parsed.
+private struct URLParts {
+  var path: String
+  var query: String?
+  var fragment: String?
+
+  init(_ string: String) {
+    var rest = Substring(string)
+    if let hash = rest.firstIndex(of: "#") {
+      fragment = String(rest[rest.index(after: hash)...])
+      rest = rest[..<hash]
+    }
+    if let mark = rest.firstIndex(of: "?") {
+      query = String(rest[rest.index(after: mark)...])
+      rest = rest[..<mark]
+    }
+    path = String(rest)
+  }
+
+  /// Whether the string starts with `scheme://` (RFC 3986 scheme characters).
+  static func hasScheme(_ string: String) -> Bool {
+    guard let separator = string.range(of: "://") else { return false }
+    let scheme = string[..<separator.lowerBound].unicodeScalars
+    guard let first = scheme.first, first.isASCIILetter else { return false }
+    return scheme.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) }
+  }
+
+  /// The base joined to a relative resource with exactly one slash between them.
+  func joining(_ resource: URLParts) -> URLParts {
+    var joined = self
+    let trimmedResource = resource.path.drop { $0 == "/" }
+    if !trimmedResource.isEmpty {
+      var base = Substring(path)
+      while base.hasSuffix("/") { base = base.dropLast() }
+      joined.path = base + "/" + trimmedResource
+    }
+    if let query = resource.query { joined.appendQuery(query) }
+    joined.fragment = resource.fragment ?? fragment
+    return joined
+  }
+
+  mutating func appendQuery(_ extra: String) {
+    guard !extra.isEmpty else { return }
+    if let query, !query.isEmpty {
+      self.query = query + "&" + extra
+    } else {
+      query = extra
+    }
+  }
+
+  var string: String {
+    var result = path
+    if let query { result += "?" + query }
+    if let fragment { result += "#" + fragment }
+    return result
+  }
+}
+
+extension Unicode.Scalar {
+  fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+  fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

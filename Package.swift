@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+/// The library modules, in layer order (see README's module table).
+let package = Package(
+  name: "Malibu",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "MalibuPromises", targets: ["MalibuPromises"]),
+    .library(name: "MalibuCore", targets: ["MalibuCore"]),
+    .library(name: "MalibuEncoding", targets: ["MalibuEncoding"]),
+    .library(name: "MalibuValidation", targets: ["MalibuValidation"]),
+    .library(name: "MalibuSerialization", targets: ["MalibuSerialization"]),
+    .library(name: "MalibuGzip", targets: ["MalibuGzip"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
+  ],
+  targets: [
+    // Layer 0
+    .target(name: "MalibuPromises", path: "Modules/Promises"),
+    .systemLibrary(
+      name: "CZlib",
+      path: "Modules/CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    // Layer 1
+    .target(
+      name: "MalibuCore",
+      dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")],
+      path: "Modules/Core"
+    ),
+    // Layer 2
+    .target(name: "MalibuEncoding", dependencies: ["MalibuCore"], path: "Modules/Encoding"),
+    .target(name: "MalibuValidation", dependencies: ["MalibuCore"], path: "Modules/Validation"),
+    .target(name: "MalibuSerialization", dependencies: ["MalibuCore"], path: "Modules/Serialization"),
+    .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),
+
+    // Unit tests, one target per module.
+    .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
+    .testTarget(name: "MalibuCoreTests", dependencies: ["MalibuCore"], path: "Tests/CoreTests"),
+    .testTarget(name: "MalibuEncodingTests", dependencies: ["MalibuEncoding"], path: "Tests/EncodingTests"),
+    .testTarget(name: "MalibuValidationTests", dependencies: ["MalibuValidation"], path: "Tests/ValidationTests"),
+    .testTarget(
+      name: "MalibuSerializationTests",
+      dependencies: ["MalibuSerialization"],
+      path: "Tests/SerializationTests"
+    ),
+    .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
+  ]
+)
+
+// Settings once, for every Swift target: the upcoming features the whole code base is written for.
+// Strict flags (-warnings-as-errors, -require-explicit-sendable) come from the Makefile.
+for target in package.targets where target.type != .system {
+  var settings = target.swiftSettings ?? []
+  settings.append(.enableUpcomingFeature("ExistentialAny"))
+  settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+  settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+  target.swiftSettings = settings
+}

@@ -1,0 +1,61 @@
+import HTTPTypes
+import MalibuCore
+import Testing
+
+@Suite("Header fields and defaults")
+struct HeaderTests {
+  @Test func validHeadersBecomeFields() throws {
+    let fields = try HTTPFields(validating: ["Accept": "application/json", "X-Token": "  abc\t"])
+    #expect(fields[.accept] == "application/json")
+    #expect(fields[HTTPField.Name("x-token")!] == "abc")
+  }
+
+  static let invalid: [(String, String)] = [
+    ("X-Bad", "a\r\nInjected: yes"),
+    ("X-Bad", "line\nbreak"),
+    ("X-Bad", "carriage\rreturn"),
+    ("X-Bad", "nul\u{0}byte"),
+    ("Bad Name", "value"),
+    ("Bad:Name", "value"),
+    ("", "value"),
+    ("X-Evil\r\n", "value"),
+  ]
+
+  @Test(arguments: invalid)
+  func crlfAndBadNamesAreRejected(_ name: String, _ value: String) {
+    #expect {
+      try HTTPFields(validating: [name: value])
+    } throws: { error in
+      guard let error = error as? NetworkError else { return false }
+      return error.code == .invalidHeader
+    }
+  }
+
+  @Test func setValidatingReplaces() throws {
+    var fields = HTTPFields()
+    try fields.set(validating: "1", for: "X-A")
+    try fields.set(validating: "2", for: "x-a")
+    #expect(fields[HTTPField.Name("X-A")!] == "2")
+    #expect(throws: NetworkError.self) { try fields.set(validating: "a\nb", for: "X-A") }
+    #expect(fields[HTTPField.Name("X-A")!] == "2")
+  }
+
+  @Test func defaults() {
+    let fields = DefaultHeaders.fields
+    #expect(fields[.acceptEncoding] == "gzip, deflate")
+    #expect(fields[.userAgent]?.hasPrefix("Malibu/\(DefaultHeaders.malibuVersion) (") == true)
+    #expect(fields[.acceptLanguage]?.isEmpty == false)
+  }
+
+  @Test func acceptLanguageQValues() {
+    #expect(DefaultHeaders.acceptLanguage(for: ["en-US", "fr", "de"]) == "en-US, fr;q=0.9, de;q=0.8")
+    #expect(DefaultHeaders.acceptLanguage(for: []) == "*")
+    #expect(DefaultHeaders.acceptLanguage(for: Array(repeating: "x", count: 10)).split(separator: ",").count == 6)
+  }
+
+  @Test func userAgentNamesTheSystem() {
+    #if os(Linux)
+    #expect(DefaultHeaders.userAgent.contains("(Linux "))
+    #endif
+  }
+}
