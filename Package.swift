@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "MalibuValidation", targets: ["MalibuValidation"]),
     .library(name: "MalibuSerialization", targets: ["MalibuSerialization"]),
     .library(name: "MalibuGzip", targets: ["MalibuGzip"]),
+    .library(name: "MalibuTransport", targets: ["MalibuTransport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
@@ -37,6 +38,8 @@ let package = Package(
     .target(name: "MalibuValidation", dependencies: ["MalibuCore"], path: "Modules/Validation"),
     .target(name: "MalibuSerialization", dependencies: ["MalibuCore"], path: "Modules/Serialization"),
     .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),
+    // Layer 3
+    .target(name: "MalibuTransport", dependencies: ["MalibuCore", "MalibuGzip"], path: "Modules/Transport"),
 
     // Unit tests, one target per module.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
@@ -49,6 +52,7 @@ let package = Package(
       path: "Tests/SerializationTests"
     ),
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
+    .testTarget(name: "MalibuTransportTests", dependencies: ["MalibuTransport"], path: "Tests/TransportTests"),
   ]
 )
 

@@ -61,10 +61,11 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
   /// The `charset` parameter, if any.
   public var charset: String? { parameters["charset"] }
 
-  /// The `q` parameter of an `Accept` element as a number from 0 to 1; 1 when absent or unreadable.
+  /// The `q` parameter of an `Accept` element as a number from 0 to 1; 1 when absent. Parsing rejects a `q` that
+  /// is not a valid q-value, so a typo never turns an exclusion (`q=0`) into an acceptance.
   public var quality: Double {
-    guard let text = parameters["q"], let value = Double(text), value >= 0, value <= 1 else { return 1 }
-    return value
+    guard let text = parameters["q"], let value = Double(text) else { return 1 }
+    return min(max(value, 0), 1)
   }
 
   /// `type/subtype`, without parameters.
@@ -128,6 +129,7 @@ private struct MediaTypeScanner {
       guard !name.isEmpty else { throw failure("missing parameter name") }
       guard take("=") else { throw failure("missing '=' after parameter '\(name)'") }
       let value = try parameterValue()
+      if name == "q" && !Self.isQValue(value) { throw failure("'\(value)' is not a q-value (0 to 1, at most 3 decimals)") }
       if parameters[name] == nil { parameters[name] = value }
     }
     return MediaType(type: type, subtype: subtype, parameters: parameters)
@@ -159,6 +161,16 @@ private struct MediaTypeScanner {
       }
     }
     throw failure("unterminated quoted string")
+  }
+
+  /// RFC 9110 §12.4.2: `0` or `1`, optionally followed by `.` and up to three digits (none but zeros after a 1).
+  private static func isQValue(_ text: String) -> Bool {
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let whole = parts.first, whole == "0" || whole == "1" else { return false }
+    guard parts.count == 2 else { return true }
+    let fraction = parts[1]
+    guard fraction.count <= 3, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+    return whole == "0" || fraction.allSatisfy { $0 == "0" }
   }
 
   private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {

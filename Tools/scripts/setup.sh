@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing Malibu needs, and only what is missing. Safe to run again.
-#   Debian packages: the C libraries the system-library targets link.
+#   Debian packages: the C libraries the system-library targets link (zlib, libcurl).
 set -euo pipefail
 
-apt_packages=(zlib1g-dev pkg-config)
+apt_packages=(zlib1g-dev libcurl4-openssl-dev pkg-config)
 
 missing=()
 for package in "${apt_packages[@]}"; do

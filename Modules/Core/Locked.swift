@@ -1,0 +1,27 @@
+import Synchronization
+
+/// The one lock type of the modules above MalibuCore: a value behind a `Mutex`, shareable by escaping closures.
+///
+/// Each critical section also does an acquiring load and a releasing store on an atomic. On Linux a contended
+/// `Mutex` is handed from thread to thread inside the kernel, where ThreadSanitizer cannot see it, so it would
+/// report the protected state as racing; the two atomic operations (plain moves on x86-64) make the hand-over
+/// visible. MalibuPromises, which sits below MalibuCore and depends on nothing, keeps its own copy of this pattern.
+package final class Locked<Value: Sendable>: Sendable {
+  private let mutex: Mutex<Value>
+  private let handoff = Atomic<UInt8>(0)
+
+  /// Creates the lock around a first value.
+  package init(_ value: Value) {
+    mutex = Mutex(value)
+  }
+
+  /// Runs `body` with exclusive access to the value. `body` must not block or call back into code that may take
+  /// the same lock.
+  package func withLock<Output>(_ body: (inout Value) throws -> Output) rethrows -> Output {
+    try mutex.withLock { value in
+      _ = handoff.load(ordering: .acquiring)
+      defer { handoff.store(0, ordering: .releasing) }
+      return try body(&value)
+    }
+  }
+}

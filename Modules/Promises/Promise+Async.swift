@@ -1,0 +1,40 @@
+extension Promise {
+  /// Creates a promise settled by an async closure, which starts at once in a new `Task`.
+  ///
+  /// ```swift
+  /// let answer = Promise<Int> { try await compute() }
+  /// ```
+  /// Cancelling the promise cancels that task; the promise is then rejected with `CancellationError` right away,
+  /// without waiting for the closure to notice.
+  /// - Parameter body: The work that produces the value; a thrown error rejects the promise.
+  public convenience init(_ body: @escaping @Sendable () async throws -> Value) {
+    self.init()
+    let task = Task { [self] in
+      do {
+        resolve(try await body())
+      } catch {
+        reject(error)
+      }
+    }
+    onCancel { task.cancel() }
+  }
+
+  /// The value of the promise, awaited.
+  ///
+  /// ```swift
+  /// let boards = try await networking.request(.fetchBoards).decode(using: [Board].self).value
+  /// ```
+  /// Cancelling the awaiting task cancels the promise (and, through it, whatever produces its value).
+  /// - Throws: The error the promise is rejected with; `CancellationError` when it is cancelled.
+  public var value: Value {
+    get async throws {
+      try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          observe(on: nil) { result in continuation.resume(with: result) }
+        }
+      } onCancel: {
+        cancel()
+      }
+    }
+  }
+}

@@ -1,0 +1,255 @@
+package import Foundation
+import MalibuCore
+
+/// The hand-over between a transport's thread (the producer) and the task that reads a response body (the
+/// consumer).
+///
+/// The producer appends bytes with ``write(_:)`` as they arrive — without waking anyone — and calls ``flush()``
+/// once per round of its event loop, so a fast download wakes the consumer once per round, not once per network
+/// read. A consumer either pulls chunks (``next()``) or collects the whole body (``collect(upTo:)``): then the
+/// producer appends straight into one buffer, pre-sized from the expected length, and the consumer is woken once,
+/// at the end.
+///
+/// Back-pressure: when more than ``highWater`` bytes wait for a streaming consumer, ``write(_:)`` answers
+/// ``WriteResult/pause``; the producer stops reading from the network until the consumer has drained the buffer
+/// below ``lowWater``, which calls the producer's `onDemand` hook.
+package final class BodyChannel: Sendable {
+  /// What the producer should do after a write.
+  package enum WriteResult: Sendable, Equatable {
+    /// Keep reading.
+    case proceed
+    /// Stop reading from the network until `onDemand` is called.
+    case pause
+    /// Stop the transfer: the consumer is gone, or the body broke its limit.
+    case stop
+  }
+
+  /// Bytes waiting for a streaming consumer above which the producer is paused.
+  package static let highWater = 4 << 20
+  /// Bytes waiting below which a paused producer is resumed.
+  package static let lowWater = 1 << 20
+
+  private struct State {
+    var pending = Data()
+    var chunks: [Data] = []
+    var chunkHead = 0
+    var buffered = 0
+    var end: Result<Void, any Error>?
+    var waiter: CheckedContinuation<Data?, any Error>?
+    var collector: Collector?
+    var paused = false
+    var consumerStarted = false
+    var cancelled = false
+    var onDemand: (@Sendable () -> Void)?
+    var onCancel: (@Sendable () -> Void)?
+  }
+
+  private struct Collector {
+    var data: Data
+    var limit: Int
+    var continuation: CheckedContinuation<Data, any Error>?
+  }
+
+  private let state = Locked(State())
+  /// The body's length when known in advance (from `Content-Length`, when no decoding changes it).
+  package let expectedLength: Int?
+
+  package init(expectedLength: Int?) {
+    self.expectedLength = expectedLength
+  }
+
+  // MARK: Producer
+
+  /// Sets the hooks the producer wants called: `onDemand` when a paused transfer may read again, `onCancel` when the
+  /// consumer gives up. Either may be called on any thread.
+  package func setHandlers(onDemand: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void) {
+    let cancelNow = state.withLock { state in
+      state.onDemand = onDemand
+      state.onCancel = onCancel
+      return state.cancelled
+    }
+    if cancelNow { onCancel() }
+  }
+
+  /// Appends received bytes. Nobody is woken until ``flush()`` (or ``finish(_:)``).
+  package func write(_ bytes: UnsafeRawBufferPointer) -> WriteResult {
+    var failedCollector: CheckedContinuation<Data, any Error>?
+    var limit = 0
+    let result: WriteResult = state.withLock { state in
+      if state.cancelled || state.end != nil { return .stop }
+      if var collector = state.collector {
+        guard collector.data.count + bytes.count <= collector.limit else {
+          failedCollector = collector.continuation
+          limit = collector.limit
+          state.collector = nil
+          state.cancelled = true
+          state.end = .failure(Self.tooLarge(collector.limit))
+          return .stop
+        }
+        state.collector = nil  // Keep the buffer uniquely referenced while appending.
+        collector.data.append(contentsOf: bytes)
+        state.collector = collector
+        return .proceed
+      }
+      state.pending.append(contentsOf: bytes)
+      if state.buffered + state.pending.count > Self.highWater {
+        state.paused = true
+        return .pause
+      }
+      return .proceed
+    }
+    failedCollector?.resume(throwing: Self.tooLarge(limit))
+    return result
+  }
+
+  /// Hands what was written since the last flush to a waiting consumer.
+  package func flush() {
+    let wake: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
+      guard !state.pending.isEmpty else { return nil }
+      let chunk = state.pending
+      state.pending = Data()
+      if let waiter = state.waiter {
+        state.waiter = nil
+        return (waiter, chunk)
+      }
+      state.chunks.append(chunk)
+      state.buffered += chunk.count
+      return nil
+    }
+    if let (waiter, chunk) = wake { waiter.resume(returning: chunk) }
+  }
+
+  /// Ends the body: normally with `nil`, or with the error that broke the transfer.
+  package func finish(_ error: (any Error)?) {
+    flush()
+    let wake: (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Data) =
+      state.withLock { state in
+        guard state.end == nil else { return (nil, nil, Data()) }
+        state.end = error.map { .failure($0) } ?? .success(())
+        let waiter = state.waiter
+        state.waiter = nil
+        let collector = state.collector
+        state.collector = nil
+        return (waiter, collector?.continuation, collector?.data ?? Data())
+      }
+    if let waiter = wake.0 {
+      if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+    }
+    if let collector = wake.1 {
+      if let error { collector.resume(throwing: error) } else { collector.resume(returning: wake.2) }
+    }
+  }
+
+  // MARK: Consumer
+
+  /// The next chunk, or `nil` at the end of the body.
+  package func next() async throws -> Data? {
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+        var demand: (@Sendable () -> Void)?
+        let outcome: Result<Data?, any Error>? = state.withLock { state in
+          state.consumerStarted = true
+          if state.chunkHead < state.chunks.count {
+            let chunk = state.chunks[state.chunkHead]
+            state.chunkHead += 1
+            state.buffered -= chunk.count
+            if state.chunkHead == state.chunks.count {
+              state.chunks.removeAll(keepingCapacity: true)
+              state.chunkHead = 0
+            }
+            if state.paused && state.buffered < Self.lowWater {
+              state.paused = false
+              demand = state.onDemand
+            }
+            return .success(chunk)
+          }
+          if let end = state.end { return end.map { nil } }
+          if state.cancelled { return .failure(TransportError.cancelled()) }
+          state.waiter = continuation
+          if state.paused {
+            state.paused = false
+            demand = state.onDemand
+          }
+          return nil
+        }
+        demand?()
+        if let outcome { continuation.resume(with: outcome) }
+      }
+    } onCancel: {
+      cancel()
+    }
+  }
+
+  /// The whole body, collected into one buffer.
+  package func collect(upTo limit: Int) async throws -> Data {
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+        var demand: (@Sendable () -> Void)?
+        var cancelProducer: (@Sendable () -> Void)?
+        let outcome: Result<Data, any Error>? = state.withLock { state in
+          guard !state.consumerStarted else {
+            return .failure(
+              TransportError(code: .invalidRequest, message: "a response body can be read only once"))
+          }
+          state.consumerStarted = true
+          var data = Data()
+          let queued = state.buffered + state.pending.count
+          if queued > limit {
+            state.cancelled = true
+            cancelProducer = state.onCancel
+            return .failure(Self.tooLarge(limit))
+          }
+          data.reserveCapacity(min(max(expectedLength ?? 0, queued), limit))
+          for chunk in state.chunks[state.chunkHead...] { data.append(chunk) }
+          data.append(state.pending)
+          state.chunks = []
+          state.chunkHead = 0
+          state.buffered = 0
+          state.pending = Data()
+          if let end = state.end { return end.map { data } }
+          if state.cancelled { return .failure(TransportError.cancelled()) }
+          state.collector = Collector(data: data, limit: limit, continuation: continuation)
+          if state.paused {
+            state.paused = false
+            demand = state.onDemand
+          }
+          return nil
+        }
+        cancelProducer?()
+        demand?()
+        if let outcome { continuation.resume(with: outcome) }
+      }
+    } onCancel: {
+      cancel()
+    }
+  }
+
+  /// Stops the transfer from the consumer's side; a waiting read ends with ``TransportError/Code/cancelled``.
+  package func cancel() {
+    let wake: (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, (@Sendable () -> Void)?) =
+      state.withLock { state in
+        guard state.end == nil, !state.cancelled else { return (nil, nil, nil) }
+        state.cancelled = true
+        state.end = .failure(TransportError.cancelled())
+        let waiter = state.waiter
+        state.waiter = nil
+        let collector = state.collector?.continuation
+        state.collector = nil
+        state.chunks = []
+        state.pending = Data()
+        return (waiter, collector, state.onCancel)
+      }
+    wake.0?.resume(throwing: TransportError.cancelled())
+    wake.1?.resume(throwing: TransportError.cancelled())
+    wake.2?()
+  }
+
+  /// Whether the body ended or was cancelled.
+  package var isFinished: Bool {
+    state.withLock { $0.end != nil }
+  }
+
+  private static func tooLarge(_ limit: Int) -> TransportError {
+    TransportError(code: .bodyTooLarge, message: "the response body is larger than the limit of \(limit) bytes")
+  }
+}

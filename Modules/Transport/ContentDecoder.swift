@@ -1,0 +1,94 @@
+import Foundation
+package import HTTPTypes
+import MalibuGzip
+
+/// The gzip-aware decoding every transport shares: it sits between the bytes read from the network and the
+/// ``BodyChannel`` the caller reads, and inflates `Content-Encoding: gzip`, `x-gzip` and `deflate` bodies as they
+/// stream, within the decompression limit.
+///
+/// `deflate` accepts both the zlib wrapping the standard asks for and the raw deflate some servers send. A coding
+/// Malibu does not decode (`br`, `zstd`, several codings) is left as it is, headers included: Malibu never offers
+/// those in `Accept-Encoding`.
+package final class ContentDecoder {
+  private let inflater: Inflater
+  private let limit: Int?
+
+  /// A decoder for a response with these header fields, or `nil` when the body is to be passed on as it is.
+  package init?(headers: HTTPFields, decompression: Decompression) {
+    guard decompression.isEnabled, let format = Self.format(of: headers) else { return nil }
+    inflater = Inflater(format: format, limit: decompression.limit)
+    limit = decompression.limit
+  }
+
+  /// The header fields the caller sees: when the body is decoded, `Content-Encoding` and `Content-Length` (which
+  /// describe the encoded body) are removed.
+  package static func decodedHeaders(_ headers: HTTPFields, decompression: Decompression) -> HTTPFields {
+    guard decompression.isEnabled, format(of: headers) != nil else { return headers }
+    var fields = headers
+    fields[.contentEncoding] = nil
+    fields[.contentLength] = nil
+    return fields
+  }
+
+  /// The body length the caller will receive, when the headers announce it and no decoding changes it.
+  package static func expectedLength(_ headers: HTTPFields, decompression: Decompression) -> Int? {
+    guard !decompression.isEnabled || format(of: headers) == nil else { return nil }
+    return headers[.contentLength].flatMap { Int($0) }
+  }
+
+  private static func format(of headers: HTTPFields) -> Inflater.Format? {
+    let codings = headers[values: .contentEncoding]
+      .flatMap { $0.split(separator: ",") }
+      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+      .filter { !$0.isEmpty && $0 != "identity" }
+    guard codings.count == 1 else { return nil }
+    switch codings[0] {
+    case "gzip", "x-gzip": return .gzip
+    case "deflate": return .automatic
+    default: return nil
+    }
+  }
+
+  /// Decodes received bytes into the channel.
+  /// - Returns: What the producer should do next (see ``BodyChannel/WriteResult``).
+  /// - Throws: ``TransportError`` with ``TransportError/Code/decodingFailed`` for a corrupt body, or
+  ///   ``TransportError/Code/bodyTooLarge`` past the decompression limit.
+  package func decode(_ bytes: UnsafeRawBufferPointer, into channel: BodyChannel) throws(TransportError)
+    -> BodyChannel.WriteResult
+  {
+    var result = BodyChannel.WriteResult.proceed
+    do {
+      try inflater.inflate(bytes) { output in
+        let written = channel.write(output)
+        if written == .stop || result == .proceed { result = written }
+      }
+    } catch {
+      throw map(error)
+    }
+    return result
+  }
+
+  /// Checks that the encoded body was complete.
+  /// - Throws: ``TransportError`` with ``TransportError/Code/decodingFailed`` for a truncated body.
+  package func finish() throws(TransportError) {
+    do {
+      try inflater.finish()
+    } catch {
+      throw map(error)
+    }
+  }
+
+  private func map(_ error: any Error) -> TransportError {
+    if let error = error as? GzipError, error.code == .limitExceeded {
+      return TransportError(
+        code: .bodyTooLarge,
+        message: "the decoded body is larger than the decompression limit of \(limit ?? 0) bytes",
+        underlyingError: error)
+    }
+    return TransportError(
+      code: .decodingFailed, message: "the response body could not be decoded: \(error)", underlyingError: error)
+  }
+}
+
+@available(*, unavailable)
+extension ContentDecoder: Sendable {}

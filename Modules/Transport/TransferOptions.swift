@@ -1,0 +1,171 @@
+/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress and request compression.
+///
+/// The defaults suit most API calls: no connect or total timeout beyond 60 s of silence, up to 10 redirects,
+/// gzip and deflate decoded up to 1 GiB, certificates verified.
+///
+/// ```swift
+/// var options = TransferOptions()
+/// options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
+/// options.redirects = .follow(max: 3)
+/// options.decompression = .enabled(limit: 100 << 20)
+/// options.progress = { progress in print(progress.downloaded, progress.downloadTotal ?? -1) }
+/// ```
+public struct TransferOptions: Sendable {
+  /// The timeouts, by kind.
+  public var timeouts: Timeouts
+  /// Whether and how far redirects are followed.
+  public var redirects: RedirectPolicy
+  /// Whether `Content-Encoding: gzip` / `deflate` bodies are decoded, and up to what size.
+  public var decompression: Decompression
+  /// Certificate verification and pinning.
+  public var tls: TLSOptions
+  /// Called as bytes move; see ``TransferProgress``.
+  public var progress: (@Sendable (TransferProgress) -> Void)?
+  /// Whether the request body is sent gzip-compressed (`Content-Encoding: gzip`).
+  public var requestCompression: RequestCompression
+
+  /// Creates options; every argument has the default described on the type.
+  /// - Parameters:
+  ///   - timeouts: The timeouts.
+  ///   - redirects: The redirect policy.
+  ///   - decompression: Response decoding.
+  ///   - tls: TLS settings.
+  ///   - progress: A progress handler.
+  ///   - requestCompression: Request body compression.
+  public init(
+    timeouts: Timeouts = Timeouts(),
+    redirects: RedirectPolicy = .follow(max: 10),
+    decompression: Decompression = .enabled(limit: 1 << 30),
+    tls: TLSOptions = TLSOptions(),
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    requestCompression: RequestCompression = .none
+  ) {
+    self.timeouts = timeouts
+    self.redirects = redirects
+    self.decompression = decompression
+    self.tls = tls
+    self.progress = progress
+    self.requestCompression = requestCompression
+  }
+}
+
+/// Timeouts by kind; `nil` means none of that kind.
+public struct Timeouts: Hashable, Sendable {
+  /// The longest time to establish a connection (DNS, TCP and TLS included).
+  public var connect: Duration?
+  /// The longest time without a byte moving in either direction, once connected.
+  public var idle: Duration?
+  /// The longest time for the whole transfer, redirects included.
+  public var total: Duration?
+
+  /// Creates timeouts.
+  /// - Parameters:
+  ///   - connect: Connection timeout; 30 s by default.
+  ///   - idle: Idle timeout; 60 s by default.
+  ///   - total: Total timeout; none by default.
+  public init(connect: Duration? = .seconds(30), idle: Duration? = .seconds(60), total: Duration? = nil) {
+    self.connect = connect
+    self.idle = idle
+    self.total = total
+  }
+}
+
+/// Whether redirects are followed.
+///
+/// Followed redirects behave the same on every transport: 301, 302 and 303 turn a POST into a GET without a body
+/// (303 turns any method but HEAD into GET), 307 and 308 keep the method and the body. When a redirect leaves the
+/// origin (scheme, host and port), `Authorization`, `Cookie` and `Proxy-Authorization` are dropped.
+public struct RedirectPolicy: Hashable, Sendable {
+  /// The most redirects followed; `0` follows none and returns the 3xx response itself.
+  public var maxRedirects: Int
+
+  /// Follow up to `max` redirects; one more is a ``TransportError/Code/tooManyRedirects`` error.
+  /// - Parameter max: The most redirects followed.
+  /// - Returns: The policy.
+  public static func follow(max: Int) -> RedirectPolicy {
+    RedirectPolicy(maxRedirects: Swift.max(0, max))
+  }
+
+  /// Never follow: a 3xx response is returned as it is.
+  public static let none = RedirectPolicy(maxRedirects: 0)
+}
+
+/// Whether response bodies with a content coding are decoded.
+public struct Decompression: Hashable, Sendable {
+  /// The largest decoded size accepted, when decoding is on.
+  public var limit: Int?
+  /// Whether decoding is on.
+  public var isEnabled: Bool
+
+  /// Decode gzip and deflate bodies; a body that decodes to more than `limit` bytes fails with
+  /// ``TransportError/Code/bodyTooLarge``.
+  /// - Parameter limit: The largest decoded size, or `nil` for no limit.
+  /// - Returns: The setting.
+  public static func enabled(limit: Int?) -> Decompression {
+    Decompression(limit: limit, isEnabled: true)
+  }
+
+  /// Hand bodies over as they arrived, still encoded; `Accept-Encoding` is then left to the caller.
+  public static let disabled = Decompression(limit: nil, isEnabled: false)
+}
+
+/// TLS settings. Certificates are verified unless ``insecure`` is set explicitly.
+public struct TLSOptions: Hashable, Sendable {
+  /// A PEM file of extra certificate authorities to trust.
+  public var caFile: String?
+  /// A public-key pin in curl's form: `sha256//<base64 of the SHA-256 of the DER public key>` (several joined by
+  /// `;`). Transports that cannot pin fail with ``TransportError/Code/unsupportedOption`` rather than ignore it.
+  public var pinnedPublicKey: String?
+  /// Skip certificate and host-name verification. For local testing only.
+  public var insecure: Bool
+
+  /// Creates TLS settings.
+  /// - Parameters:
+  ///   - caFile: Extra certificate authorities.
+  ///   - pinnedPublicKey: A public-key pin.
+  ///   - insecure: Skip verification.
+  public init(caFile: String? = nil, pinnedPublicKey: String? = nil, insecure: Bool = false) {
+    self.caFile = caFile
+    self.pinnedPublicKey = pinnedPublicKey
+    self.insecure = insecure
+  }
+}
+
+/// Bytes moved so far in a transfer. Totals are `nil` when unknown. Progress is monotonic within one transfer.
+public struct TransferProgress: Hashable, Sendable {
+  /// Request body bytes sent.
+  public var uploaded: Int64
+  /// The request body's length, when known.
+  public var uploadTotal: Int64?
+  /// Response body bytes received (before decoding).
+  public var downloaded: Int64
+  /// The response body's announced length, when known (before decoding).
+  public var downloadTotal: Int64?
+
+  /// Creates a progress value.
+  /// - Parameters:
+  ///   - uploaded: Bytes sent.
+  ///   - uploadTotal: Bytes to send, if known.
+  ///   - downloaded: Bytes received.
+  ///   - downloadTotal: Bytes to receive, if known.
+  public init(uploaded: Int64, uploadTotal: Int64?, downloaded: Int64, downloadTotal: Int64?) {
+    self.uploaded = uploaded
+    self.uploadTotal = uploadTotal
+    self.downloaded = downloaded
+    self.downloadTotal = downloadTotal
+  }
+}
+
+/// Whether a request body is compressed before sending.
+public struct RequestCompression: Hashable, Sendable {
+  private let gzip: Bool
+
+  /// Send the body as it is.
+  public static let none = RequestCompression(gzip: false)
+  /// Compress the body with gzip and send `Content-Encoding: gzip` (the length becomes unknown: the body is sent
+  /// chunked).
+  public static let gzip = RequestCompression(gzip: true)
+
+  /// Whether gzip is on.
+  public var isEnabled: Bool { gzip }
+}

@@ -1,0 +1,72 @@
+public import Foundation
+public import HTTPTypes
+
+/// Sends HTTP requests: the seam between what to send and how.
+///
+/// Malibu ships `CurlTransport` (MalibuCurl) and `URLSessionTransport` (MalibuURLSession) and, for tests,
+/// `MockTransport` (MalibuMocking). Every transport honours the same contract, so they can be swapped freely:
+///
+/// - The request's URL comes from its scheme, authority and path; its header fields are sent as they are.
+///   Field values with CR, LF or NUL are rejected with ``TransportError/Code/invalidRequest`` before anything
+///   is sent.
+/// - Redirects are followed by the rules of ``RedirectPolicy``; the response returned is the last one.
+/// - A body with `Content-Encoding: gzip` or `deflate` is decoded as it streams when ``TransferOptions/decompression``
+///   is on; `Content-Encoding` and `Content-Length` are then removed from the returned header fields, which
+///   describe the body the caller receives.
+/// - `send` returns once the response head has arrived; the body follows through ``ResponseBody``.
+/// - Cancelling the calling task, or dropping or cancelling the body, stops the transfer at once.
+///
+/// The shape follows swift-openapi-runtime's `ClientTransport`, so an adapter to it is a few lines.
+public protocol Transport: Sendable {
+  /// Sends a request and waits for the response head.
+  /// - Parameters:
+  ///   - request: The request head; its URL must be absolute.
+  ///   - body: The request body, if any.
+  ///   - options: Timeouts, redirects, decompression, TLS and progress.
+  /// - Returns: The final response's head, URL and body.
+  /// - Throws: ``TransportError``.
+  func send(_ request: HTTPRequest, body: RequestBody?, options: TransferOptions) async throws -> TransportResponse
+}
+
+extension Transport {
+  /// Sends a request and collects the whole response body.
+  ///
+  /// Transports may implement this more directly (one hop back to the caller for the whole exchange).
+  /// - Parameters:
+  ///   - request: The request head.
+  ///   - body: The request body, if any.
+  ///   - options: Transfer options.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The response head, its URL and the body.
+  /// - Throws: ``TransportError``, ``TransportError/Code/bodyTooLarge`` past `maxBytes` included.
+  public func data(
+    for request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> (HTTPResponse, Data, URL?) {
+    let response = try await send(request, body: body, options: options)
+    return (response.head, try await response.body.collect(upTo: maxBytes), response.url)
+  }
+}
+
+/// What a transport returns: the final response head, the URL it came from and the body.
+public struct TransportResponse: Sendable {
+  /// The status and header fields.
+  public var head: HTTPResponse
+  /// The URL of the final response, after redirects.
+  public var url: URL?
+  /// The body, to collect or stream.
+  public var body: ResponseBody
+
+  /// Creates a response.
+  /// - Parameters:
+  ///   - head: The status and header fields.
+  ///   - url: The final URL.
+  ///   - body: The body.
+  public init(head: HTTPResponse, url: URL?, body: ResponseBody) {
+    self.head = head
+    self.url = url
+    self.body = body
+  }
+}

@@ -1,0 +1,86 @@
+/// Why a transfer failed, as reported by every transport alike.
+///
+/// ```swift
+/// do {
+///   let response = try await transport.send(request, body: nil, options: options)
+/// } catch let error as TransportError where error.code == .idleTimeout {
+///   // the server stopped sending for longer than options.timeouts.idle
+/// }
+/// ```
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong. New codes can be added without breaking anyone's code.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+
+    private init(_ name: String) {
+      self.name = name
+    }
+
+    /// No connection could be made within ``Timeouts/connect``.
+    public static let connectTimeout = Code("connectTimeout")
+    /// No byte moved in either direction for longer than ``Timeouts/idle``.
+    public static let idleTimeout = Code("idleTimeout")
+    /// The whole transfer took longer than ``Timeouts/total``.
+    public static let totalTimeout = Code("totalTimeout")
+    /// The transfer was cancelled by the caller.
+    public static let cancelled = Code("cancelled")
+    /// The server refused the connection (nothing listens on that port).
+    public static let connectionRefused = Code("connectionRefused")
+    /// The connection was reset or closed before the response was complete.
+    public static let connectionReset = Code("connectionReset")
+    /// The host name could not be resolved.
+    public static let dnsFailure = Code("dnsFailure")
+    /// The TLS handshake or certificate verification failed, or a pinned key did not match.
+    public static let tls = Code("tls")
+    /// More redirects than ``RedirectPolicy`` allows, or a redirect loop.
+    public static let tooManyRedirects = Code("tooManyRedirects")
+    /// The body is larger than the limit it was collected or decompressed with.
+    public static let bodyTooLarge = Code("bodyTooLarge")
+    /// The body's content coding (gzip, deflate) could not be decoded: truncated or corrupt.
+    public static let decodingFailed = Code("decodingFailed")
+    /// The request cannot be sent as it is: a bad URL, CR or LF in a header, an unreadable body.
+    public static let invalidRequest = Code("invalidRequest")
+    /// The transport cannot honour an option on this platform (key pinning with URLSession on Linux, say).
+    public static let unsupportedOption = Code("unsupportedOption")
+    /// Anything else the underlying library reported; the message says what.
+    public static let other = Code("other")
+
+    /// The code's name, as spelled in Swift.
+    public var description: String { name }
+  }
+
+  /// What went wrong.
+  public var code: Code
+  /// A sentence for people, with what the underlying library said.
+  public var message: String
+  /// The error of the underlying layer, if any (a `GzipError`, a `URLError`, ...).
+  public var underlyingError: (any Error)?
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - code: What went wrong.
+  ///   - message: A sentence for people.
+  ///   - underlyingError: The cause, if any.
+  public init(code: Code, message: String, underlyingError: (any Error)? = nil) {
+    self.code = code
+    self.message = message
+    self.underlyingError = underlyingError
+  }
+
+  /// Whether the transfer was cancelled (``Code/cancelled``).
+  public var isCancellation: Bool { code == .cancelled }
+
+  /// Whether a timeout of any kind ended the transfer.
+  public var isTimeout: Bool { code == .connectTimeout || code == .idleTimeout || code == .totalTimeout }
+
+  /// `TransportError.<code>: <message>`, followed by the cause when present.
+  public var description: String {
+    var text = "TransportError.\(code): \(message)"
+    if let underlyingError { text += " (cause: \(underlyingError))" }
+    return text
+  }
+
+  static func cancelled() -> TransportError {
+    TransportError(code: .cancelled, message: "the transfer was cancelled")
+  }
+}
