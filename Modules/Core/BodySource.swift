@@ -4,7 +4,7 @@
 /// and pulls bytes from it on its own thread.
 public protocol BodySource: Sendable {
   /// The exact length in bytes, when known before anything is read; it becomes the `Content-Length` header.
-  var contentLength: UInt64? { get }
+  var length: UInt64? { get }
   /// A reader positioned at the first byte of the body.
   /// - Throws: When the body cannot be read (a missing file, say).
   func makeReader() throws -> any BodyReader

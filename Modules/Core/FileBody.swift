@@ -8,7 +8,7 @@ public struct FileBody: BodySource {
   /// The file.
   public let url: URL
   /// The file's size when the body was created.
-  public let contentLength: UInt64?
+  public let length: UInt64?
 
   /// A body of the file's bytes.
   /// - Parameter url: A file URL.
@@ -16,7 +16,7 @@ public struct FileBody: BodySource {
   ///   not a regular file.
   public init(url: URL) throws(NetworkError) {
     self.url = url
-    contentLength = try Self.size(of: url)
+    length = try Self.size(of: url)
   }
 
   /// Opens the file for one pass.
@@ -24,7 +24,7 @@ public struct FileBody: BodySource {
   /// - Throws: ``NetworkError`` with code ``NetworkError/Code/encodingFailed`` when the file cannot be opened.
   public func makeReader() throws -> any BodyReader {
     do {
-      return FileBodyReader(handle: try FileHandle(forReadingFrom: url), url: url, expectedLength: contentLength ?? 0)
+      return FileBodyReader(handle: try FileHandle(forReadingFrom: url), url: url, expectedLength: length ?? 0)
     } catch {
       throw NetworkError(
         code: .encodingFailed,

@@ -55,18 +55,30 @@ public struct FormURLEncoding: Hashable, Sendable {
   /// - Parameter values: The parameters as value trees.
   /// - Returns: The text, empty for no parameters.
   public func queryString(from values: [String: ParameterValue]) -> String {
-    var pairs: [String] = []
-    for key in values.keys.sorted() {
-      append(values[key]!, key: key, to: &pairs)
-    }
-    return pairs.joined(separator: "&")
+    fields(from: values).map { Self.escape($0.name) + "=" + Self.escape($0.value) }.joined(separator: "&")
   }
 
-  private func append(_ value: ParameterValue, key: String, to pairs: inout [String]) {
+  /// The normalised parameters as flat, unescaped `(name, value)` fields, in the order and with the key scheme of
+  /// ``queryString(from:)-(Parameters)`` — what a multipart form needs, field by field.
+  ///
+  /// ```swift
+  /// FormURLEncoding().fields(from: ["a": .object(["b": .int(1)])])   // [(name: "a[b]", value: "1")]
+  /// ```
+  /// - Parameter values: The parameters as value trees.
+  /// - Returns: The fields.
+  public func fields(from values: [String: ParameterValue]) -> [(name: String, value: String)] {
+    var fields: [(name: String, value: String)] = []
+    for key in values.keys.sorted() {
+      append(values[key]!, key: key, to: &fields)
+    }
+    return fields
+  }
+
+  private func append(_ value: ParameterValue, key: String, to fields: inout [(name: String, value: String)]) {
     switch value {
     case .object(let dictionary):
       for subkey in dictionary.keys.sorted() {
-        append(dictionary[subkey]!, key: "\(key)[\(subkey)]", to: &pairs)
+        append(dictionary[subkey]!, key: "\(key)[\(subkey)]", to: &fields)
       }
     case .array(let array):
       for (index, element) in array.enumerated() {
@@ -76,15 +88,14 @@ public struct FormURLEncoding: Hashable, Sendable {
         case .noBrackets: elementKey = key
         case .indexInBrackets: elementKey = "\(key)[\(index)]"
         }
-        append(element, key: elementKey, to: &pairs)
+        append(element, key: elementKey, to: &fields)
       }
-    case .null: pairs.append(Self.escape(key) + "=")
+    case .null: fields.append((key, ""))
     case .bool(let bool):
-      let text = boolStyle == .numeric ? (bool ? "1" : "0") : (bool ? "true" : "false")
-      pairs.append(Self.escape(key) + "=" + text)
-    case .int(let int): pairs.append(Self.escape(key) + "=" + String(int))
-    case .double(let double): pairs.append(Self.escape(key) + "=" + Self.escape(String(double)))
-    case .string(let string): pairs.append(Self.escape(key) + "=" + Self.escape(string))
+      fields.append((key, boolStyle == .numeric ? (bool ? "1" : "0") : (bool ? "true" : "false")))
+    case .int(let int): fields.append((key, String(int)))
+    case .double(let double): fields.append((key, String(double)))
+    case .string(let string): fields.append((key, string))
     }
   }
 

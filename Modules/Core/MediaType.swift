@@ -129,7 +129,9 @@ private struct MediaTypeScanner {
       guard !name.isEmpty else { throw failure("missing parameter name") }
       guard take("=") else { throw failure("missing '=' after parameter '\(name)'") }
       let value = try parameterValue()
-      if name == "q" && !Self.isQValue(value) { throw failure("'\(value)' is not a q-value (0 to 1, at most 3 decimals)") }
+      if name == "q" && !Self.isQValue(value) {
+        throw failure("'\(value)' is not a q-value (0 to 1, at most 3 decimals)")
+      }
       if parameters[name] == nil { parameters[name] = value }
     }
     return MediaType(type: type, subtype: subtype, parameters: parameters)

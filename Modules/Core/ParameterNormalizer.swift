@@ -8,7 +8,7 @@ enum ParameterNormalizer {
       guard let wrapped = optional.wrappedAny else { return .null }
       return try normalize(wrapped, path: path)
     }
-    if value is NSNull { return .null }
+    if value is NSNull || value is JSONNull { return .null }
     // NSNumber first: on Linux an NSNumber casts to Bool, Int and Double alike, so ask it what it holds.
     if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
       return try normalize(number, path: path)

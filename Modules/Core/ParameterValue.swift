@@ -13,7 +13,7 @@
 /// | `UUID` | ``string(_:)`` with its upper-case form |
 /// | `Date` | ``string(_:)`` in ISO 8601, UTC, fractional seconds only when present (`2026-11-22T10:15:30Z`) |
 /// | `Data` | ``string(_:)`` in Base64 |
-/// | `nil`, `NSNull` | ``null`` |
+/// | `nil`, `NSNull`, ``JSONNull`` | ``null`` |
 /// | arrays | ``array(_:)`` |
 /// | dictionaries with `String` keys | ``object(_:)`` |
 /// | other `Encodable` values | what `JSONEncoder` makes of them, with the `Date` and `Data` rules above |

@@ -35,7 +35,7 @@ public struct RequestBody: Sendable {
   }
 
   /// A body read from a source on demand, such as a multipart form or a file.
-  /// - Parameter source: The source; its `contentLength`, when known, becomes the `Content-Length`.
+  /// - Parameter source: The source; its `length`, when known, becomes the `Content-Length`.
   /// - Returns: The body.
   public static func source(_ source: any BodySource) -> RequestBody {
     RequestBody(.source(source))
@@ -68,7 +68,7 @@ public struct RequestBody: Sendable {
   public var length: UInt64? {
     switch storage {
     case .data(let data): return UInt64(data.count)
-    case .source(let source): return source.contentLength
+    case .source(let source): return source.length
     case .stream(let stream): return stream.length
     }
   }

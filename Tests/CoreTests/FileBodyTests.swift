@@ -27,7 +27,7 @@ struct FileBodyTests {
     let url = try temporaryFile(size: size)
     defer { try? FileManager.default.removeItem(at: url) }
     let body = try FileBody(url: url)
-    #expect(body.contentLength == UInt64(size))
+    #expect(body.length == UInt64(size))
     #expect(try readAll(body.makeReader(), bufferSize: bufferSize) == Data(contentsOf: url))
     // A second pass starts over, as a redirect that resends the body needs.
     #expect(try readAll(body.makeReader(), bufferSize: bufferSize).count == size)

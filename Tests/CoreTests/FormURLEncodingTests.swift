@@ -55,3 +55,13 @@ struct FormURLEncodingTests {
     }
   }
 }
+
+@Suite("FormURLEncoding fields")
+struct FormURLEncodingFieldsTests {
+  @Test func fieldsAreUnescapedAndOrdered() throws {
+    let values = try ParameterValue.normalize(["b": ["x y": "1&2"], "a": [true, Int?.none] as [any Sendable]])
+    let fields = FormURLEncoding().fields(from: values)
+    #expect(fields.map(\.name) == ["a[]", "a[]", "b[x y]"])
+    #expect(fields.map(\.value) == ["1", "", "1&2"])
+  }
+}

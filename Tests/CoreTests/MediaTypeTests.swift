@@ -51,12 +51,16 @@ struct MediaTypeTests {
 
 @Suite("MediaType q-values")
 struct MediaTypeQualityTests {
-  @Test(arguments: ["text/html;q=abc", "text/html;q=2", "text/html;q=1.5", "text/html;q=0.1234", "text/html;q=-0", "text/html;q="])
+  @Test(arguments: [
+    "text/html;q=abc", "text/html;q=2", "text/html;q=1.5", "text/html;q=0.1234", "text/html;q=-0", "text/html;q=",
+  ])
   func malformedQValuesAreErrors(_ text: String) {
     #expect(throws: NetworkError.self) { try MediaType.parseList(text) }
   }
 
-  @Test(arguments: [("text/html;q=0", 0.0), ("text/html;q=0.5", 0.5), ("text/html;q=1.000", 1.0), ("text/html;Q=0.25", 0.25)])
+  @Test(arguments: [
+    ("text/html;q=0", 0.0), ("text/html;q=0.5", 0.5), ("text/html;q=1.000", 1.0), ("text/html;Q=0.25", 0.25),
+  ])
   func validQValues(_ text: String, _ quality: Double) throws {
     #expect(try MediaType.parseList(text).first?.quality == quality)
   }

@@ -35,6 +35,7 @@ struct ParameterValueTests {
     ("nil", Int?.none, .null),
     ("Optional some", Int?.some(3), .int(3)),
     ("NSNull", NSNull(), .null),
+    ("JSONNull", JSONNull(), .null),
     ("NSNumber bool", NSNumber(value: true), .bool(true)),
     ("NSNumber int", NSNumber(value: 12), .int(12)),
     ("NSNumber double", NSNumber(value: 0.25), .double(0.25)),
