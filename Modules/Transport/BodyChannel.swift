@@ -189,7 +189,8 @@ package final class BodyChannel: Sendable {
         let outcome: Result<Data, any Error>? = state.withLock { state in
           guard !state.consumerStarted else {
             return .failure(
-              TransportError(code: .invalidRequest, message: "a response body can be read only once"))
+              TransportError(code: .invalidRequest, message: "a response body can be read only once")
+            )
           }
           state.consumerStarted = true
           var data = Data()

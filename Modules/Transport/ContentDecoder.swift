@@ -53,7 +53,10 @@ package final class ContentDecoder {
   /// - Returns: What the producer should do next (see ``BodyChannel/WriteResult``).
   /// - Throws: ``TransportError`` with ``TransportError/Code/decodingFailed`` for a corrupt body, or
   ///   ``TransportError/Code/bodyTooLarge`` past the decompression limit.
-  package func decode(_ bytes: UnsafeRawBufferPointer, into channel: BodyChannel) throws(TransportError)
+  package func decode(
+    _ bytes: UnsafeRawBufferPointer,
+    into channel: BodyChannel
+  ) throws(TransportError)
     -> BodyChannel.WriteResult
   {
     var result = BodyChannel.WriteResult.proceed
@@ -83,10 +86,14 @@ package final class ContentDecoder {
       return TransportError(
         code: .bodyTooLarge,
         message: "the decoded body is larger than the decompression limit of \(limit ?? 0) bytes",
-        underlyingError: error)
+        underlyingError: error
+      )
     }
     return TransportError(
-      code: .decodingFailed, message: "the response body could not be decoded: \(error)", underlyingError: error)
+      code: .decodingFailed,
+      message: "the response body could not be decoded: \(error)",
+      underlyingError: error
+    )
   }
 }
 

@@ -59,7 +59,11 @@ public struct MiddlewareTransport: Transport {
   ///   - options: The transfer options.
   /// - Returns: The response as the outermost middleware returns it.
   /// - Throws: Whatever the chain throws.
-  public func send(_ request: HTTPRequest, body: RequestBody?, options: TransferOptions) async throws
+  public func send(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions
+  ) async throws
     -> TransportResponse
   {
     var next: Middleware.Next = { [transport] request, body, options in

@@ -30,7 +30,8 @@ package enum Redirects {
     guard followedSoFar < policy.maxRedirects else {
       throw TransportError(
         code: .tooManyRedirects,
-        message: "more than \(policy.maxRedirects) redirects (the last one to '\(location)')")
+        message: "more than \(policy.maxRedirects) redirects (the last one to '\(location)')"
+      )
     }
     guard let target = URL(string: location, relativeTo: current)?.absoluteURL,
       let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
@@ -51,7 +52,8 @@ package enum Redirects {
     } else if let body, !body.isRepeatable {
       throw TransportError(
         code: .invalidRequest,
-        message: "a \(status) redirect must send the body again, and a streamed body can be sent only once")
+        message: "a \(status) redirect must send the body again, and a streamed body can be sent only once"
+      )
     }
     if !isSameOrigin(current, target) {
       for name in credentialFields { next.headerFields[name] = nil }

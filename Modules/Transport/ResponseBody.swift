@@ -64,7 +64,8 @@ public final class ResponseBody: AsyncSequence, Sendable {
       onCancel: {
         task.cancel()
         demand.continuation.finish()
-      })
+      }
+    )
     self.init(channel: channel)
   }
 

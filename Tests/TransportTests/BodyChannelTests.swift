@@ -1,0 +1,140 @@
+import Foundation
+import MalibuCore
+import MalibuTransport
+import Testing
+
+@Suite("BodyChannel and ResponseBody")
+struct BodyChannelTests {
+  private func write(_ channel: BodyChannel, _ text: String) -> BodyChannel.WriteResult {
+    Data(text.utf8).withUnsafeBytes { channel.write($0) }
+  }
+
+  @Test func streamsChunksInOrderAndBatchesPerFlush() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    #expect(write(channel, "a") == .proceed)
+    #expect(write(channel, "b") == .proceed)
+    channel.flush()
+    #expect(write(channel, "c") == .proceed)
+    channel.finish(nil)
+    let body = ResponseBody(channel: channel)
+    var chunks: [String] = []
+    for try await chunk in body { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+    #expect(chunks == ["ab", "c"])
+  }
+
+  @Test func waitingReaderIsWokenByFlush() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let body = ResponseBody(channel: channel)
+    let reader = Task { try await body.collect(upTo: 100) }
+    try await Task.sleep(for: .milliseconds(20))
+    _ = write(channel, "hello ")
+    channel.flush()
+    _ = write(channel, "world")
+    channel.finish(nil)
+    #expect(try await reader.value == Data("hello world".utf8))
+  }
+
+  @Test func collectFailsPastTheLimitAndStopsTheProducer() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let body = ResponseBody(channel: channel)
+    let reader = Task { try await body.collect(upTo: 5) }
+    try await Task.sleep(for: .milliseconds(20))
+    #expect(write(channel, "0123456789") == .stop)
+    await #expect {
+      try await reader.value
+    } throws: { error in
+      (error as? TransportError)?.code == .bodyTooLarge
+    }
+  }
+
+  @Test func collectFailsWhenAlreadyBufferedPastTheLimit() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    _ = write(channel, "0123456789")
+    channel.flush()
+    await #expect(throws: TransportError.self) { try await ResponseBody(channel: channel).collect(upTo: 4) }
+    #expect(cancelled.withLock { $0 })
+  }
+
+  @Test func backPressurePausesAndDemandResumes() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let demands = Locked(0)
+    channel.setHandlers(onDemand: { demands.withLock { $0 += 1 } }, onCancel: {})
+    let chunk = Data(count: 256 << 10)
+    var result = BodyChannel.WriteResult.proceed
+    var written = 0
+    while result == .proceed {
+      result = chunk.withUnsafeBytes { channel.write($0) }
+      channel.flush()
+      written += chunk.count
+    }
+    #expect(result == .pause)
+    #expect(written > BodyChannel.highWater)
+    #expect(written <= BodyChannel.highWater + chunk.count)
+    let body = ResponseBody(channel: channel)
+    var iterator = body.makeAsyncIterator()
+    var read = 0
+    while demands.withLock({ $0 }) == 0, let next = try await iterator.next() { read += next.count }
+    #expect(demands.withLock { $0 } == 1)
+    #expect(written - read < BodyChannel.lowWater)
+  }
+
+  @Test func droppingTheBodyCancelsTheTransfer() {
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    do {
+      _ = ResponseBody(channel: channel)
+    }
+    #expect(cancelled.withLock { $0 })
+    #expect(write(channel, "late") == .stop)
+  }
+
+  @Test func cancellingTheReadingTaskCancelsTheTransfer() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let body = ResponseBody(channel: channel)
+    let reader = Task { try await body.collect(upTo: 1 << 20) }
+    try await Task.sleep(for: .milliseconds(20))
+    reader.cancel()
+    await #expect {
+      try await reader.value
+    } throws: { error in
+      (error as? TransportError)?.code == .cancelled
+    }
+    #expect(cancelled.withLock { $0 })
+  }
+
+  @Test func producerErrorReachesTheReader() async {
+    struct Broken: Error {}
+    let channel = BodyChannel(expectedLength: nil)
+    _ = write(channel, "partial")
+    channel.finish(Broken())
+    await #expect(throws: Broken.self) { try await ResponseBody(channel: channel).collect(upTo: 100) }
+  }
+
+  @Test func aBodyIsCollectedOnce() async throws {
+    let body = ResponseBody(data: Data("once".utf8))
+    #expect(try await body.collect(upTo: 10) == Data("once".utf8))
+    await #expect(throws: TransportError.self) { try await body.collect(upTo: 10) }
+  }
+
+  @Test func bodyFromAnAsyncSequence() async throws {
+    let chunks = AsyncStream<Data> { continuation in
+      for index in 0..<100 { continuation.yield(Data("\(index),".utf8)) }
+      continuation.finish()
+    }
+    let body = ResponseBody(chunks: chunks)
+    let expected = (0..<100).map { "\($0)," }.joined()
+    #expect(String(decoding: try await body.collect(upTo: 1 << 20), as: UTF8.self) == expected)
+  }
+
+  @Test func emptyBody() async throws {
+    #expect(try await ResponseBody.empty.collect(upTo: 0).isEmpty)
+    #expect(ResponseBody(data: Data("abc".utf8)).expectedLength == 3)
+  }
+}
