@@ -1,5 +1,4 @@
 public import MalibuCore
-import Synchronization
 
 /// Which ``ParameterEncoding`` encodes the parameters of each `ContentType`; safe to read and change
 /// from any thread.
@@ -21,11 +20,11 @@ public final class ParameterEncoderRegistry: Sendable {
   /// The registry the library uses, exposed by the facade as `Malibu.parameterEncoders`.
   public static let shared = ParameterEncoderRegistry()
 
-  private let encoders: Mutex<[ContentType: any ParameterEncoding]>
+  private let encoders: Locked<[ContentType: any ParameterEncoding]>
 
   /// A registry holding the defaults.
   public init() {
-    encoders = Mutex(Self.defaults)
+    encoders = Locked(Self.defaults)
   }
 
   private static var defaults: [ContentType: any ParameterEncoding] {
