@@ -9,20 +9,25 @@ SENDABLE_SCRATCH := .build-sendable
 TSAN_SCRATCH   := .build-tsan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup build test unit tsan lint format docs demo clean
+.PHONY: setup setup-servers build test unit tsan lint format docs demo clean
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
 	@Tools/scripts/setup.sh
+
+## setup-servers: nginx (Debian) and httpbin + gunicorn (PyPI, pinned) into .venv, for the integration suite
+setup-servers:
+	@Tools/scripts/setup-servers.sh
 
 ## build: compile every target, tests included, with warnings as errors; the libraries also with explicit Sendable
 build: setup
 	$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
-## test: setup, strict build, every unit test, the ThreadSanitizer run, lint
-test: build unit tsan lint
+## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, lint
+test: setup-servers build unit tsan lint
 
+## unit: every test target (the integration suite starts its own servers on free loopback ports)
 unit:
 	$(SWIFT) test --skip-build
 

@@ -53,6 +53,9 @@ let package = Package(
     ),
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
     .testTarget(name: "MalibuTransportTests", dependencies: ["MalibuTransport"], path: "Tests/TransportTests"),
+
+    // Integration suite: every transport against local httpbin and nginx (started by the suite itself).
+    .testTarget(name: "MalibuIntegrationTests", dependencies: ["MalibuTransport"], path: "Integration"),
   ]
 )
 

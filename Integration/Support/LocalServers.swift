@@ -1,0 +1,88 @@
+import Foundation
+
+/// The local servers the integration suite runs against: httpbin (gunicorn, from the repository's `.venv`) and nginx
+/// (static files, gzip, an upload sink). Each is started once per test process, on first use, on a free port of
+/// 127.0.0.1, and stopped when the process exits. A server that cannot start fails the test with an error that
+/// shows its output and the command that fixes the machine; it is never skipped.
+///
+/// ```swift
+/// let httpbin = try await LocalServers.shared.httpbin()        // http://127.0.0.1:PORT
+/// let (data, _) = try await URLSession.shared.data(from: httpbin.appendingPathComponent("get"))
+/// let nginx = try await LocalServers.shared.nginx()
+/// let file = nginx.appendingPathComponent(StaticContent.small.name)   // 1 KiB, see StaticContent
+/// ```
+///
+/// nginx serves `/1k.bin`, `/1m.bin`, `/100m.bin` (gzip when asked), the same files uncompressed under
+/// `/identity/`, `/upload` (reads any body, then answers `{"method":..,"received":N}`), `/discard` (answers at once,
+/// drops the body) and `/health`.
+actor LocalServers {
+  /// A server the harness can start.
+  enum Server: String, Sendable, CaseIterable {
+    /// httpbin served by gunicorn.
+    case httpbin
+    /// nginx with the repository's `Tools/servers/nginx.conf.template`.
+    case nginx
+  }
+
+  /// The servers of this test process, for the repository this file is in.
+  static let shared = LocalServers(configuration: Result { () throws(LocalServerError) in try .default() })
+
+  private let configuration: Result<Configuration, LocalServerError>
+  private var starts: [Server: Task<ServerProcess, any Error>] = [:]
+
+  /// Servers described by `configuration` (a test hook: the suite uses ``shared``).
+  init(configuration: Configuration) {
+    self.configuration = .success(configuration)
+  }
+
+  private init(configuration: Result<Configuration, LocalServerError>) {
+    self.configuration = configuration
+  }
+
+  /// The base URL of httpbin, `http://127.0.0.1:PORT`, starting it on first use.
+  /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
+  func httpbin() async throws -> URL {
+    try await baseURL(of: .httpbin)
+  }
+
+  /// The base URL of nginx, `http://127.0.0.1:PORT`, starting it on first use.
+  /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
+  func nginx() async throws -> URL {
+    try await baseURL(of: .nginx)
+  }
+
+  /// The base URL of `server`, starting it on first use. Concurrent callers share one start.
+  func baseURL(of server: Server) async throws -> URL {
+    try await process(of: server).baseURL
+  }
+
+  /// The running `server`, starting it on first use.
+  func process(of server: Server) async throws -> ServerProcess {
+    if let start = starts[server] {
+      return try await start.value
+    }
+    let configuration = try self.configuration.get()
+    let launcher = ServerLauncher(configuration: configuration)
+    let start = Task {
+      // The launcher blocks (files, process start, probes): a thread of its own keeps the shared pool free.
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ServerProcess, any Error>) in
+        Thread.detachNewThread {
+          continuation.resume(with: Result { () throws(LocalServerError) in try launcher.start(server) })
+        }
+      }
+    }
+    starts[server] = start
+    return try await start.value
+  }
+
+  /// Stops the servers this instance started (the shared ones are otherwise stopped when the process exits).
+  func stopAll() async {
+    let started = starts.values
+    starts = [:]
+    for start in started {
+      if let process = try? await start.value {
+        process.stop()
+      }
+    }
+  }
+}

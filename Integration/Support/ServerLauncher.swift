@@ -1,0 +1,219 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Starts one server: prepares its run directory, picks a free port, runs it under the supervisor and waits until it
+/// answers. A port taken in the meantime is retried with another; any other failure is a ``LocalServerError``.
+/// Everything here blocks (file generation, process start, socket probes), so ``LocalServers`` runs it on a thread of
+/// its own, never on the concurrency pool the tests share.
+struct ServerLauncher: Sendable {
+  let configuration: LocalServers.Configuration
+
+  private static let portAttempts = 5
+
+  /// The state directory's folder for this test process: `run-PID/`.
+  var processRunDirectory: URL {
+    configuration.stateDirectory.appendingPathComponent("run-\(getpid())")
+  }
+
+  /// Starts `server` and returns once it answered.
+  func start(_ server: LocalServers.Server) throws(LocalServerError) -> ServerProcess {
+    // One directory per start: a test's own LocalServers instance never touches the shared one's files.
+    let unique = UUID().uuidString.prefix(8).lowercased()
+    let runDirectory = processRunDirectory.appendingPathComponent("\(server.rawValue)-\(unique)")
+    do {
+      removeStaleRunDirectories()
+      try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
+      ServerRegistry.record(runDirectory: processRunDirectory)
+    } catch {
+      throw LocalServerError(.fileSystem, "cannot create \(runDirectory.path).", cause: error)
+    }
+    switch server {
+    case .httpbin:
+      let python = try configuration.resolvedPython()
+      return try launch(server, runDirectory: runDirectory) { port in
+        (python, httpbinArguments(port: port, runDirectory: runDirectory))
+      }
+    case .nginx:
+      let nginx = try configuration.resolvedNginx()
+      let template = try nginxTemplate()
+      let www = configuration.stateDirectory.appendingPathComponent("www")
+      do {
+        try StaticContent.materializeOnce(in: www)
+      } catch {
+        throw LocalServerError(.fileSystem, "cannot write nginx's static files into \(www.path).", cause: error)
+      }
+      return try launch(server, runDirectory: runDirectory) { port throws(LocalServerError) in
+        let config = runDirectory.appendingPathComponent("nginx.conf")
+        let text = render(template, port: port, runDirectory: runDirectory, www: www)
+        do {
+          try text.write(to: config, atomically: true, encoding: .utf8)
+        } catch {
+          throw LocalServerError(.fileSystem, "cannot write \(config.path).", cause: error)
+        }
+        return (nginx, ["-p", runDirectory.path + "/", "-c", config.path, "-e", "stderr"])
+      }
+    }
+  }
+
+  // MARK: - Launching
+
+  private func launch(
+    _ server: LocalServers.Server,
+    runDirectory: URL,
+    command: (UInt16) throws(LocalServerError) -> (URL, [String])
+  ) throws(LocalServerError) -> ServerProcess {
+    var lastFailure: LocalServerError?
+    for attempt in 1...Self.portAttempts {
+      guard let port = LoopbackSocket.freePort() else {
+        throw LocalServerError(.startFailed, "no free port on 127.0.0.1 for \(server.rawValue).")
+      }
+      let (executable, arguments) = try command(port)
+      // nginx: TERM is its fast shutdown; gunicorn: TERM is graceful (a second or more), INT is quick.
+      let stopSignal = server == .nginx ? "TERM" : "INT"
+      let logFile = runDirectory.appendingPathComponent("\(server.rawValue)-\(attempt).log")
+      let (process, handle) = try ServerProcess.spawn(
+        name: server.rawValue,
+        executable: executable,
+        arguments: arguments,
+        stopSignal: stopSignal,
+        port: port,
+        logFile: logFile,
+        configuration: configuration
+      )
+      switch waitUntilReady(server, process, isRunning: { handle.isRunning }) {
+      case .ready:
+        return process
+      case .portTaken:
+        process.stop()
+        lastFailure = failure(.startFailed, server, process, "port \(port) was taken by another process")
+      case .exited:
+        let status = handle.terminationStatus
+        process.stop()
+        throw failure(.startFailed, server, process, "the process exited with status \(status) before it answered")
+      case .timedOut:
+        process.stop()
+        throw failure(
+          .notReady,
+          server,
+          process,
+          "it did not answer on 127.0.0.1:\(port) within \(configuration.startTimeout)"
+        )
+      }
+    }
+    throw lastFailure ?? LocalServerError(.startFailed, "\(server.rawValue) did not start.")
+  }
+
+  private enum Readiness {
+    case ready
+    case portTaken
+    case exited
+    case timedOut
+  }
+
+  /// Polls the server's readiness path every 50 ms until it answers as expected, exits, or the timeout passes.
+  private func waitUntilReady(
+    _ server: LocalServers.Server,
+    _ process: ServerProcess,
+    isRunning: () -> Bool
+  ) -> Readiness {
+    let deadline = ContinuousClock.now + configuration.startTimeout
+    let probePath = server == .nginx ? "/health" : "/get"
+    while ContinuousClock.now < deadline {
+      guard isRunning() else {
+        return portTaken(process) ? .portTaken : .exited
+      }
+      if let answer = LoopbackSocket.get(port: process.port, path: probePath), answer.status == 200 {
+        // Our own server, not something else that took the port: nginx says ok, httpbin echoes the URL.
+        let ours = server == .nginx ? answer.head.hasSuffix("ok\n") : answer.head.contains("\"url\"")
+        if ours {
+          return .ready
+        }
+      }
+      if portTaken(process) {
+        return .portTaken
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    return .timedOut
+  }
+
+  private func portTaken(_ process: ServerProcess) -> Bool {
+    let output = process.outputTail(lines: 50)
+    return output.contains("Address already in use") || output.contains("Connection in use")
+  }
+
+  private func failure(
+    _ code: LocalServerError.Code,
+    _ server: LocalServers.Server,
+    _ process: ServerProcess,
+    _ reason: String
+  ) -> LocalServerError {
+    LocalServerError(
+      code,
+      """
+      \(server.rawValue) did not start: \(reason).
+      Command: \(process.commandLine)
+      Output (last lines of \(process.logFile.path)):
+      \(process.outputTail())
+      \(LocalServerError.fixHint(repositoryRoot: configuration.repositoryRoot))
+      """
+    )
+  }
+
+  // MARK: - Server commands
+
+  private func httpbinArguments(port: UInt16, runDirectory: URL) -> [String] {
+    [
+      "-m", "gunicorn",
+      "--bind", "127.0.0.1:\(port)",
+      "--workers", String(configuration.httpbinWorkers),
+      "--worker-class", "gthread",
+      "--threads", String(configuration.httpbinThreads),
+      "--keep-alive", "75",
+      "--timeout", "120",
+      "--graceful-timeout", "2",
+      "--worker-tmp-dir", runDirectory.path,
+      "--pid", runDirectory.appendingPathComponent("gunicorn.pid").path,
+      "--chdir", runDirectory.path,
+      "--error-logfile", "-",
+      "--log-level", "info",
+      "httpbin:app",
+    ]
+  }
+
+  private func nginxTemplate() throws(LocalServerError) -> String {
+    do {
+      return try String(contentsOf: configuration.nginxTemplate, encoding: .utf8)
+    } catch {
+      throw LocalServerError(.fileSystem, "cannot read \(configuration.nginxTemplate.path).", cause: error)
+    }
+  }
+
+  private func render(_ template: String, port: UInt16, runDirectory: URL, www: URL) -> String {
+    template
+      .replacingOccurrences(of: "@PORT@", with: String(port))
+      .replacingOccurrences(of: "@RUN_DIR@", with: runDirectory.path)
+      .replacingOccurrences(of: "@WWW_DIR@", with: www.path)
+      // As root, nginx would run its worker as `nobody`, who may not read a tree under /root.
+      .replacingOccurrences(of: "@USER_DIRECTIVE@", with: geteuid() == 0 ? "user root;" : "")
+  }
+
+  /// Removes the run directories of test processes that are gone (killed before their exit handler ran).
+  private func removeStaleRunDirectories() {
+    let fileManager = FileManager.default
+    guard let names = try? fileManager.contentsOfDirectory(atPath: configuration.stateDirectory.path) else { return }
+    for name in names where name.hasPrefix("run-") {
+      guard let pid = Int32(name.dropFirst(4)), pid != getpid() else { continue }
+      if kill(pid, 0) != 0 && errno == ESRCH {
+        try? fileManager.removeItem(at: configuration.stateDirectory.appendingPathComponent(name))
+      }
+    }
+  }
+}
