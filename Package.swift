@@ -55,7 +55,11 @@ let package = Package(
     .testTarget(name: "MalibuTransportTests", dependencies: ["MalibuTransport"], path: "Tests/TransportTests"),
 
     // Integration suite: every transport against local httpbin and nginx (started by the suite itself).
-    .testTarget(name: "MalibuIntegrationTests", dependencies: ["MalibuTransport"], path: "Integration"),
+    .testTarget(
+      name: "MalibuIntegrationTests",
+      dependencies: ["MalibuTransport", "MalibuGzip"],
+      path: "Integration"
+    ),
   ]
 )
 

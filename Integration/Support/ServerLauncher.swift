@@ -46,6 +46,7 @@ struct ServerLauncher: Sendable {
       let www = configuration.stateDirectory.appendingPathComponent("www")
       do {
         try StaticContent.materializeOnce(in: www)
+        try BadContent.materialize(in: www)
       } catch {
         throw LocalServerError(.fileSystem, "cannot write nginx's static files into \(www.path).", cause: error)
       }
