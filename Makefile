@@ -27,9 +27,14 @@ build: setup
 ## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, lint
 test: setup-servers build unit tsan lint
 
-## unit: every test target (the integration suite starts its own servers on free loopback ports)
+# Tests that measure the whole process (descriptors, threads, memory, wall-clock promptness) run alone, after the
+# parallel pass: the integration suite (it starts its own servers on free loopback ports) and the resource checks.
+SERIAL_TESTS   := MalibuIntegrationTests|/Resources/
+
+## unit: every unit test in parallel, then the integration suite and the process-wide checks one at a time
 unit:
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip '$(SERIAL_TESTS)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
 
 ## tsan: the Promises stress tests under ThreadSanitizer
 tsan: setup

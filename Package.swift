@@ -14,6 +14,8 @@ let package = Package(
     .library(name: "MalibuSerialization", targets: ["MalibuSerialization"]),
     .library(name: "MalibuGzip", targets: ["MalibuGzip"]),
     .library(name: "MalibuTransport", targets: ["MalibuTransport"]),
+    .library(name: "MalibuCurl", targets: ["MalibuCurl"]),
+    .library(name: "MalibuURLSession", targets: ["MalibuURLSession"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
@@ -26,6 +28,12 @@ let package = Package(
       path: "Modules/CZlib",
       pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    .systemLibrary(
+      name: "CCurl",
+      path: "Modules/CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
     ),
     // Layer 1
     .target(
@@ -40,6 +48,9 @@ let package = Package(
     .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),
     // Layer 3
     .target(name: "MalibuTransport", dependencies: ["MalibuCore", "MalibuGzip"], path: "Modules/Transport"),
+    // Layer 4
+    .target(name: "MalibuCurl", dependencies: ["MalibuTransport", "CCurl"], path: "Modules/Curl"),
+    .target(name: "MalibuURLSession", dependencies: ["MalibuTransport"], path: "Modules/URLSession"),
 
     // Unit tests, one target per module.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
@@ -53,6 +64,12 @@ let package = Package(
     ),
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
     .testTarget(name: "MalibuTransportTests", dependencies: ["MalibuTransport"], path: "Tests/TransportTests"),
+    .testTarget(name: "MalibuCurlTests", dependencies: ["MalibuCurl", "MalibuGzip"], path: "Tests/CurlTests"),
+    .testTarget(
+      name: "MalibuURLSessionTests",
+      dependencies: ["MalibuURLSession", "MalibuGzip"],
+      path: "Tests/URLSessionTests"
+    ),
 
     // Integration suite: every transport against local httpbin and nginx (started by the suite itself).
     .testTarget(

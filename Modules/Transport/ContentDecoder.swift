@@ -59,10 +59,21 @@ package final class ContentDecoder {
   ) throws(TransportError)
     -> BodyChannel.WriteResult
   {
+    try decode(bytes) { channel.write($0) }
+  }
+
+  /// Decodes received bytes, handing each decoded piece to `sink` (valid only during the call); for a producer that
+  /// collects the body itself instead of writing it into a ``BodyChannel``.
+  /// - Returns: The most restrictive result `sink` returned (`stop` over `pause` over `proceed`).
+  /// - Throws: As ``decode(_:into:)``.
+  package func decode(
+    _ bytes: UnsafeRawBufferPointer,
+    to sink: (UnsafeRawBufferPointer) -> BodyChannel.WriteResult
+  ) throws(TransportError) -> BodyChannel.WriteResult {
     var result = BodyChannel.WriteResult.proceed
     do {
       try inflater.inflate(bytes) { output in
-        let written = channel.write(output)
+        let written = sink(output)
         if written == .stop || result == .proceed { result = written }
       }
     } catch {

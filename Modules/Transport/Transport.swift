@@ -26,6 +26,23 @@ public protocol Transport: Sendable {
   /// - Returns: The final response's head, URL and body.
   /// - Throws: ``TransportError``.
   func send(_ request: HTTPRequest, body: RequestBody?, options: TransferOptions) async throws -> TransportResponse
+
+  /// Sends a request and collects the whole response body. A requirement, so that a transport can answer it with one
+  /// hop back to the caller even when called through `any Transport`; the default implementation calls
+  /// ``send(_:body:options:)`` and collects the body.
+  /// - Parameters:
+  ///   - request: The request head.
+  ///   - body: The request body, if any.
+  ///   - options: Transfer options.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The response head, its URL and the body.
+  /// - Throws: ``TransportError``, ``TransportError/Code/bodyTooLarge`` past `maxBytes` included.
+  func data(
+    for request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> (HTTPResponse, Data, URL?)
 }
 
 extension Transport {

@@ -1,0 +1,208 @@
+import CCurl
+import MalibuTransport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The loop thread's state: the multi handle, the running transfers and the pool of easy handles. Every libcurl call
+/// but `curl_multi_wakeup` happens here, on the loop thread; nothing here is touched by any other thread.
+///
+/// One round of the loop: take the commands (start, cancel, unpause) → `curl_multi_perform` → handle the finished
+/// transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which wakes each reader
+/// at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is ready, libcurl's
+/// own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`).
+final class CurlEngine {
+  let loop: CurlLoop
+  let configuration: CurlTransport.Configuration
+  let multi: UnsafeMutableRawPointer
+  private var transfers: [UInt64: Transfer] = [:]
+  private var dirty: [Transfer] = []
+  private var pool: [UnsafeMutableRawPointer] = []
+  private var commands: [Command] = []
+  private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+  private var expired: [(Transfer, TransportError)] = []
+
+  init?(loop: CurlLoop) {
+    guard CurlGlobal.initialized, let multi = curl_multi_init() else { return nil }
+    self.loop = loop
+    self.configuration = loop.configuration
+    self.multi = multi
+    CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CCurl_PIPE_MULTIPLEX)
+    CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maximumConnections))
+    CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maximumConnectionsPerHost))
+    CCurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, configuration.maximumIdleConnections))
+  }
+
+  /// Runs rounds until the transport shuts down, or is released and has no transfer left.
+  func run() {
+    while true {
+      let phase = loop.take(into: &commands)
+      if phase == .stopping { return }
+      for command in commands { apply(command) }
+      commands.removeAll(keepingCapacity: true)
+      if phase == .draining && transfers.isEmpty { return }
+
+      var running: Int32 = 0
+      curl_multi_perform(multi, &running)
+      let finishedAny = collectFinished()
+      flushDirty()
+      let wait = checkDeadlines()
+      guard wait != 0 else { continue }
+      // A caller just woken is likely to send its next request within microseconds: wait for it here rather than
+      // fall asleep and be woken through the wake-up socket (two system calls and a context switch).
+      if finishedAny && transfers.isEmpty && spinForCommands() { continue }
+      if loop.prepareToSleep(in: phase) {
+        curl_multi_poll(multi, nil, 0, wait, nil)
+      }
+    }
+  }
+
+  /// Spins for a short while until a command arrives; whether one did.
+  private func spinForCommands() -> Bool {
+    let until = Monotonic.now() &+ Self.spinNanoseconds
+    while !loop.commandsWaiting {
+      // Yield rather than burn the core: on a small machine the caller's thread may need this very core.
+      sched_yield()
+      if Monotonic.now() >= until { return loop.commandsWaiting }
+    }
+    return true
+  }
+
+  /// How long the loop waits for a caller's next command before it sleeps.
+  private static let spinNanoseconds: UInt64 = 50_000
+
+  /// Ends every transfer (cancelled) and frees every libcurl resource.
+  func close(leftovers: [Command]) {
+    for command in commands + leftovers {
+      if case .start(let job) = command { job.sink.fail(TransportError.shutDown) }
+    }
+    commands = []
+    for transfer in Array(transfers.values) {
+      stop(transfer, with: TransportError.shutDown)
+    }
+    for easy in pool { curl_easy_cleanup(easy) }
+    pool = []
+    curl_multi_cleanup(multi)
+  }
+
+  // MARK: Commands
+
+  private func apply(_ command: Command) {
+    switch command {
+    case .start(let job):
+      let transfer = Transfer(job: job, engine: self)
+      transfers[job.id] = transfer
+      transfer.begin()
+    case .cancel(let id):
+      if let transfer = transfers[id] { stop(transfer, with: TransportError.cancelled()) }
+    case .resumeReceiving(let id):
+      transfers[id]?.resumeReceiving()
+    case .resumeSending(let id):
+      transfers[id]?.resumeSending()
+    }
+  }
+
+  // MARK: Handles
+
+  /// An easy handle, from the pool when one is free.
+  func takeHandle() -> UnsafeMutableRawPointer? {
+    pool.popLast() ?? curl_easy_init()
+  }
+
+  /// Adds a configured handle to the multi handle.
+  func add(_ easy: UnsafeMutableRawPointer) -> CURLMcode {
+    curl_multi_add_handle(multi, easy)
+  }
+
+  /// Takes a handle out of the multi handle; the transfer on it stops at once and its connection is released (closed
+  /// when the transfer was unfinished, kept for reuse otherwise).
+  func remove(_ easy: UnsafeMutableRawPointer) {
+    curl_multi_remove_handle(multi, easy)
+  }
+
+  /// Forgets a finished transfer and keeps its handle for the next one.
+  func retire(_ transfer: Transfer, handle: UnsafeMutableRawPointer?) {
+    transfers[transfer.id] = nil
+    guard let handle else { return }
+    if pool.count < configuration.maximumPooledHandles {
+      curl_easy_reset(handle)
+      pool.append(handle)
+    } else {
+      curl_easy_cleanup(handle)
+    }
+  }
+
+  /// Stops a running transfer with an error (cancellation, a timeout, shutdown).
+  func stop(_ transfer: Transfer, with error: TransportError) {
+    transfer.abort(with: error)
+  }
+
+  /// Marks a transfer whose channel was written to in this round, for the flush at the end of the round.
+  func markDirty(_ transfer: Transfer) {
+    dirty.append(transfer)
+  }
+
+  // MARK: Round steps
+
+  /// Handles the transfers libcurl finished; whether there were any.
+  private func collectFinished() -> Bool {
+    var queued: Int32 = 0
+    while let message = curl_multi_info_read(multi, &queued) {
+      if CCurl_msg_is_done(message) != 0, let easy = CCurl_msg_easy_handle(message) {
+        done.append((easy, CCurl_msg_result(message)))
+      }
+    }
+    guard !done.isEmpty else { return false }
+    for (easy, result) in done {
+      var context: UnsafeMutableRawPointer?
+      CCurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+      guard let context else { continue }
+      let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+      transfer.completed(result)
+    }
+    done.removeAll(keepingCapacity: true)
+    return true
+  }
+
+  private func flushDirty() {
+    guard !dirty.isEmpty else { return }
+    for transfer in dirty { transfer.flush() }
+    dirty.removeAll(keepingCapacity: true)
+  }
+
+  /// Ends the transfers whose idle or total deadline has passed; returns how long to poll.
+  private func checkDeadlines() -> Int32 {
+    var timeout = -1
+    curl_multi_timeout(multi, &timeout)
+    var next = UInt64.max
+    if !transfers.isEmpty {
+      let now = Monotonic.now()
+      for transfer in transfers.values {
+        switch transfer.checkDeadline(now: now) {
+        case .none: break
+        case .at(let deadline): next = min(next, deadline)
+        case .expired(let error): expired.append((transfer, error))
+        }
+      }
+      for (transfer, error) in expired { stop(transfer, with: error) }
+      if !expired.isEmpty {
+        expired.removeAll(keepingCapacity: true)
+        return 0
+      }
+      if next != .max {
+        let ours = next > now ? Monotonic.milliseconds(next - now) : 0
+        timeout = timeout < 0 ? ours : min(timeout, ours)
+      }
+    }
+    return Int32(timeout < 0 ? 10_000 : min(timeout, 10_000))
+  }
+}
+
+/// `curl_global_init`, exactly once per process (libcurl 7.84 and later make it thread-safe; a lazy global makes it
+/// happen once in any case). `curl_global_cleanup` is never called: other code in the process may use libcurl too.
+enum CurlGlobal {
+  static let initialized: Bool = curl_global_init(CCurl_GLOBAL_ALL) == CURLE_OK
+}

@@ -1,0 +1,52 @@
+import CCurl
+import HTTPTypes
+import MalibuTransport
+
+/// How libcurl's result codes become ``TransportError`` codes (the table is in the DocC page).
+enum CurlErrors {
+  /// The error for a hop that libcurl ended with `code`, with libcurl's own words from the error buffer.
+  static func error(for code: CURLcode, transfer: Transfer) -> TransportError {
+    let summary = String(cString: curl_easy_strerror(code))
+    let detail = String(cString: transfer.errorBuffer)
+    let context = "\(transfer.request.method.rawValue) \(transfer.url)"
+    let message = detail.isEmpty ? "\(summary) (\(context))" : "\(summary): \(detail) (\(context))"
+    if code == CURLE_OPERATION_TIMEDOUT {
+      if let deadline = transfer.totalDeadline, Monotonic.now() &+ 2_000_000 >= deadline {
+        return TransportError(code: .totalTimeout, message: message)
+      }
+      let connected = transfer.connectedAfter() != nil
+      return TransportError(code: connected ? .totalTimeout : .connectTimeout, message: message)
+    }
+    return TransportError(code: self.code(for: code), message: message)
+  }
+
+  /// The code for every result but a timeout, which depends on the transfer's state.
+  static func code(for code: CURLcode) -> TransportError.Code {
+    switch code {
+    case CURLE_COULDNT_CONNECT:
+      return .connectionRefused
+    case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+      return .dnsFailure
+    case CURLE_OPERATION_TIMEDOUT:
+      return .totalTimeout
+    case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM,
+      CURLE_SEND_FAIL_REWIND:
+      return .connectionReset
+    case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+      CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
+      CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
+      CURLE_SSL_SHUTDOWN_FAILED, CURLE_USE_SSL_FAILED, CURLE_SSL_CLIENTCERT:
+      return .tls
+    case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT:
+      return .invalidRequest
+    case CURLE_TOO_MANY_REDIRECTS:
+      return .tooManyRedirects
+    case CURLE_BAD_CONTENT_ENCODING:
+      return .decodingFailed
+    case CURLE_FILESIZE_EXCEEDED:
+      return .bodyTooLarge
+    default:
+      return .other
+    }
+  }
+}

@@ -1,0 +1,245 @@
+import CCurl
+import MalibuCore
+import MalibuTransport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The multi handle's address, shared so that other threads can wake the loop.
+///
+/// `@unchecked Sendable` because a raw pointer is not `Sendable`. Safe: other threads use it only for
+/// `curl_multi_wakeup`, which libcurl documents as callable from any thread, and only under the inbox lock while
+/// ``CurlLoop`` shows the handle as alive; the loop thread clears it under the same lock before cleaning it up.
+struct MultiHandleReference: @unchecked Sendable {
+  let pointer: UnsafeMutableRawPointer
+}
+
+/// The part of the transport that callers share with the loop thread: a lock-protected command queue, the wake-up,
+/// and the thread's life cycle. Everything libcurl owns lives in ``CurlEngine``, on the loop thread only.
+final class CurlLoop: Sendable {
+  /// Where the loop is in its life.
+  enum Phase: Sendable {
+    /// No thread yet: it starts with the first transfer.
+    case idle
+    /// Running and accepting transfers.
+    case running
+    /// The transport is gone: no new transfers; the thread ends once the last transfer has.
+    case draining
+    /// ``CurlTransport/shutdown()``: every transfer is cancelled and the thread ends.
+    case stopping
+    /// The thread has ended (or never started and never will).
+    case stopped
+  }
+
+  private struct Inbox: Sendable {
+    var phase = Phase.idle
+    var commands: [Command] = []
+    var multi: MultiHandleReference?
+    /// The loop is in (or about to enter) `curl_multi_poll` and must be woken for a new command.
+    var sleeping = false
+    var thread: pthread_t?
+    var threadReleased = false
+  }
+
+  let configuration: CurlTransport.Configuration
+  private let inbox = Locked(Inbox())
+  private let ids = Atomic<UInt64>(0)
+  /// Whether commands wait; read by the loop without the lock while it spins before sleeping.
+  private let hasCommands = Atomic<Bool>(false)
+  /// Callers between deciding to wake the loop and having called `curl_multi_wakeup`; the multi handle is not cleaned
+  /// up before this is back to zero.
+  private let wakers = Atomic<Int>(0)
+
+  init(configuration: CurlTransport.Configuration) {
+    self.configuration = configuration
+  }
+
+  /// A new transfer id.
+  func nextID() -> UInt64 {
+    ids.add(1, ordering: .relaxed).newValue
+  }
+
+  // MARK: Callers
+
+  /// Hands a new transfer to the loop, starting the thread on first use. Fails the job at once when the calling task
+  /// is already cancelled (checked under the lock, so a cancellation command can never overtake the start) or the
+  /// transport was shut down.
+  func start(_ job: Job) {
+    let (rejection, multi): (TransportError?, MultiHandleReference?) = inbox.withLock { inbox in
+      if Task.isCancelled { return (TransportError.cancelled(), nil) }
+      switch inbox.phase {
+      case .idle:
+        guard spawnThread(&inbox) else {
+          inbox.phase = .stopped
+          return (TransportError(code: .other, message: "could not start the libcurl loop thread"), nil)
+        }
+        inbox.commands.append(.start(job))
+        return (nil, nil)
+      case .running:
+        inbox.commands.append(.start(job))
+        return (nil, wakeIfSleeping(&inbox))
+      case .draining, .stopping, .stopped:
+        return (TransportError.shutDown, nil)
+      }
+    }
+    if let rejection { job.sink.fail(rejection) }
+    if let multi { wake(multi) }
+  }
+
+  /// Sends a command about a running transfer; ignored once the loop has stopped.
+  func submit(_ command: Command) {
+    let multi: MultiHandleReference? = inbox.withLock { inbox in
+      guard inbox.phase == .running || inbox.phase == .draining else { return nil }
+      inbox.commands.append(command)
+      return wakeIfSleeping(&inbox)
+    }
+    if let multi { wake(multi) }
+  }
+
+  /// Cancels every transfer, stops the thread and waits for it (unless called on the loop thread itself).
+  func shutdown() {
+    let (multi, thread): (MultiHandleReference?, pthread_t?) = inbox.withLock { inbox in
+      switch inbox.phase {
+      case .idle:
+        inbox.phase = .stopped
+        return (nil, nil)
+      case .running, .draining:
+        inbox.phase = .stopping
+        return (wakeIfSleeping(&inbox), releaseThread(&inbox))
+      case .stopping, .stopped:
+        return (nil, releaseThread(&inbox))
+      }
+    }
+    if let multi { wake(multi) }
+    guard let thread else { return }
+    if pthread_equal(thread, pthread_self()) != 0 {
+      pthread_detach(thread)
+    } else {
+      pthread_join(thread, nil)
+    }
+  }
+
+  /// The transport is gone: finish the running transfers, then end the thread without anyone waiting for it.
+  func release() {
+    let multi: MultiHandleReference? = inbox.withLock { inbox in
+      var multi: MultiHandleReference?
+      switch inbox.phase {
+      case .idle:
+        inbox.phase = .stopped
+      case .running:
+        inbox.phase = .draining
+        multi = wakeIfSleeping(&inbox)
+      case .draining, .stopping, .stopped:
+        break
+      }
+      if let thread = releaseThread(&inbox) { pthread_detach(thread) }
+      return multi
+    }
+    if let multi { wake(multi) }
+  }
+
+  private func releaseThread(_ inbox: inout Inbox) -> pthread_t? {
+    guard !inbox.threadReleased, let thread = inbox.thread else { return nil }
+    inbox.threadReleased = true
+    return thread
+  }
+
+  /// Under the lock, after adding a command or changing the phase: the multi handle to wake, when the loop sleeps.
+  /// Only the first caller after the loop went to sleep wakes it; the wake-up itself happens outside the lock.
+  private func wakeIfSleeping(_ inbox: inout Inbox) -> MultiHandleReference? {
+    hasCommands.store(true, ordering: .releasing)
+    guard inbox.sleeping, let multi = inbox.multi else { return nil }
+    inbox.sleeping = false
+    wakers.add(1, ordering: .acquiring)
+    return multi
+  }
+
+  private func wake(_ multi: MultiHandleReference) {
+    curl_multi_wakeup(multi.pointer)
+    wakers.subtract(1, ordering: .releasing)
+  }
+
+  private func spawnThread(_ inbox: inout Inbox) -> Bool {
+    let context = Unmanaged.passRetained(self).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(
+      &thread,
+      nil,
+      { context in
+        let loop = Unmanaged<CurlLoop>.fromOpaque(context!).takeRetainedValue()
+        loop.runThread()
+        return nil
+      },
+      context
+    )
+    guard result == 0 else {
+      Unmanaged<CurlLoop>.fromOpaque(context).release()
+      return false
+    }
+    inbox.thread = thread
+    inbox.phase = .running
+    return true
+  }
+
+  // MARK: Loop thread
+
+  private func runThread() {
+    CCurl_set_thread_name("malibu-curl")
+    guard let engine = CurlEngine(loop: self) else {
+      for command in retire() {
+        if case .start(let job) = command {
+          job.sink.fail(TransportError(code: .other, message: "libcurl could not create a multi handle"))
+        }
+      }
+      return
+    }
+    inbox.withLock { inbox in
+      inbox.multi = MultiHandleReference(pointer: engine.multi)
+    }
+    engine.run()
+    let leftovers = retire()
+    while wakers.load(ordering: .acquiring) > 0 { sched_yield() }
+    engine.close(leftovers: leftovers)
+  }
+
+  /// Takes the waiting commands (swapping in `buffer`, which must be empty, so no allocation happens per round) and
+  /// tells the loop its phase.
+  func take(into buffer: inout [Command]) -> Phase {
+    inbox.withLock { inbox in
+      swap(&buffer, &inbox.commands)
+      inbox.sleeping = false
+      hasCommands.store(false, ordering: .relaxed)
+      return inbox.phase
+    }
+  }
+
+  /// Whether commands wait (a hint, read without the lock).
+  var commandsWaiting: Bool {
+    hasCommands.load(ordering: .acquiring)
+  }
+
+  /// Marks the loop as going to sleep, unless commands wait or the phase changed; from then on the next command wakes
+  /// it with `curl_multi_wakeup`.
+  func prepareToSleep(in phase: Phase) -> Bool {
+    inbox.withLock { inbox in
+      guard inbox.commands.isEmpty, inbox.phase == phase else { return false }
+      inbox.sleeping = true
+      return true
+    }
+  }
+
+  /// Marks the loop stopped, forgets the multi handle (no wake-up may reach it any more) and returns the commands
+  /// that came too late.
+  private func retire() -> [Command] {
+    inbox.withLock { inbox in
+      inbox.phase = .stopped
+      inbox.multi = nil
+      defer { inbox.commands = [] }
+      return inbox.commands
+    }
+  }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+public import HTTPTypes
+public import MalibuTransport
+
+/// A ``Transport`` on libcurl, built for speed: one multi handle driven by one dedicated thread, connections kept
+/// alive and shared, HTTP/2 over TLS when the server offers it, streaming both ways with back-pressure.
+///
+/// ```swift
+/// let transport = CurlTransport()
+/// let request = HTTPRequest(method: .get, url: URL(string: "https://example.com/data.json")!)
+/// let (head, data, _) = try await transport.data(for: request, body: nil, options: .init(), upTo: 10 << 20)
+///
+/// let response = try await transport.send(request, body: nil, options: .init())
+/// for try await chunk in response.body { consume(chunk) }   // streamed, with back-pressure
+/// ```
+///
+/// The transport sends exactly the request it is given: the method, the header fields as they are (libcurl adds
+/// `Host` and the body's framing, but no `Accept`, `Expect` or `Content-Type` of its own) and the body. Redirects,
+/// timeouts, decompression and TLS follow ``TransferOptions``. Errors are ``TransportError``s.
+///
+/// Threading: the first request starts a thread named `malibu-curl` that owns every libcurl handle. Progress
+/// handlers run on that thread and must return quickly. ``shutdown()`` (or the release of the last reference to the
+/// transport, which lets running transfers finish first) ends the thread and frees every handle.
+public final class CurlTransport: Transport {
+  /// A transport for everyone who does not need their own configuration; it lives as long as the process.
+  public static let shared = CurlTransport()
+
+  /// The configuration the transport was created with.
+  public let configuration: Configuration
+
+  private let loop: CurlLoop
+
+  /// Creates a transport. No thread starts and no connection opens until the first request.
+  /// - Parameter configuration: Connection limits, buffer size and HTTP/2 preference.
+  public init(configuration: Configuration = .init()) {
+    self.configuration = configuration
+    loop = CurlLoop(configuration: configuration)
+  }
+
+  deinit {
+    loop.release()
+  }
+
+  /// Sends a request and returns once the final response head has arrived; the body streams after it.
+  ///
+  /// Cancelling the calling task before the head ends the call with ``TransportError/Code/cancelled`` at once;
+  /// after it, dropping or cancelling the body stops the transfer and releases the connection.
+  /// - Parameters:
+  ///   - request: The request; its URL must be absolute `http` or `https`.
+  ///   - body: The request body, if any.
+  ///   - options: Timeouts, redirects, decompression, TLS, progress and request compression.
+  /// - Returns: The final response head (decoded header fields when the body is decoded), its URL and the body.
+  /// - Throws: ``TransportError``.
+  public func send(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions
+  ) async throws
+    -> TransportResponse
+  {
+    let url = try RequestValidator.validate(request)
+    let id = loop.nextID()
+    let loop = self.loop
+    defer { HandOff.acquire() }
+    return try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { continuation in
+        loop.start(Job(id: id, request: request, url: url, body: body, options: options, sink: .stream(continuation)))
+      }
+    } onCancel: {
+      loop.submit(.cancel(id))
+    }
+  }
+
+  /// Sends a request and collects the whole body: the caller is woken once, when the exchange is complete, and the
+  /// body is written into one buffer sized from `Content-Length` up front when the body is not decoded.
+  /// - Parameters:
+  ///   - request: The request; its URL must be absolute `http` or `https`.
+  ///   - body: The request body, if any.
+  ///   - options: Transfer options.
+  ///   - maxBytes: The largest body accepted (after decoding).
+  /// - Returns: The final response head, the body and the final URL.
+  /// - Throws: ``TransportError``; ``TransportError/Code/bodyTooLarge`` past `maxBytes`, as soon as it is known.
+  public func data(
+    for request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> (HTTPResponse, Data, URL?) {
+    let url = try RequestValidator.validate(request)
+    let id = loop.nextID()
+    let loop = self.loop
+    defer { HandOff.acquire() }
+    let limit = max(0, maxBytes)
+    return try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { continuation in
+        loop.start(
+          Job(
+            id: id,
+            request: request,
+            url: url,
+            body: body,
+            options: options,
+            sink: .collect(limit: limit, continuation)
+          )
+        )
+      }
+    } onCancel: {
+      loop.submit(.cancel(id))
+    }
+  }
+
+  /// Cancels every transfer (their callers get ``TransportError/Code/cancelled``), ends the loop thread, waits for
+  /// it and frees every libcurl handle and connection. Later requests fail with ``TransportError/Code/cancelled``.
+  /// Calling it again does nothing.
+  public func shutdown() {
+    loop.shutdown()
+  }
+}

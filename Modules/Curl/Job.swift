@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+import Synchronization
+
+/// A request on its way from the caller to the loop thread: everything the loop needs to run it, and the
+/// continuation that the caller waits on.
+struct Job: Sendable {
+  /// Where the result goes.
+  enum Sink: Sendable {
+    /// `send`: the caller is woken with the head; the body streams through a ``BodyChannel``.
+    case stream(UnsafeContinuation<TransportResponse, any Error>)
+    /// `data(for:)`: the caller is woken once, with the head and the whole body.
+    case collect(limit: Int, UnsafeContinuation<(HTTPResponse, Data, URL?), any Error>)
+
+    /// Resumes the caller with an error.
+    func fail(_ error: any Error) {
+      HandOff.release()
+      switch self {
+      case .stream(let continuation): continuation.resume(throwing: error)
+      case .collect(_, let continuation): continuation.resume(throwing: error)
+      }
+    }
+  }
+
+  let id: UInt64
+  let request: HTTPRequest
+  let url: String
+  let body: RequestBody?
+  let options: TransferOptions
+  let sink: Sink
+}
+
+/// What callers ask of the loop thread.
+enum Command: Sendable {
+  /// Start a new transfer.
+  case start(Job)
+  /// Stop a transfer now: the caller cancelled, or dropped the body.
+  case cancel(UInt64)
+  /// The body's consumer drained the channel: read from the network again.
+  case resumeReceiving(UInt64)
+  /// A streamed request body has more bytes (or ended): send again.
+  case resumeSending(UInt64)
+}
+
+extension TransportError {
+  static func cancelled(_ message: String = "the transfer was cancelled") -> TransportError {
+    TransportError(code: .cancelled, message: message)
+  }
+
+  static let shutDown = TransportError(code: .cancelled, message: "the CurlTransport has been shut down")
+}
+
+/// Makes the hand-over of a result from the loop thread to the caller visible to ThreadSanitizer.
+///
+/// Resuming a continuation does order the loop's writes before the caller's reads, but the runtime does not tell
+/// ThreadSanitizer so, which then reports the fields of the response as racing. A release before every resume and an
+/// acquire after every await state that order explicitly; on x86-64 they cost a locked add and a plain load.
+enum HandOff {
+  private static let counter = Atomic<UInt64>(0)
+
+  /// On the loop thread, before resuming a caller.
+  static func release() {
+    counter.add(1, ordering: .releasing)
+  }
+
+  /// On the caller's side, after its continuation was resumed.
+  static func acquire() {
+    _ = counter.load(ordering: .acquiring)
+  }
+}

@@ -1,0 +1,92 @@
+import HTTPTypes
+import MalibuTransport
+
+/// Checks a request before anything is sent and builds the URL handed to libcurl.
+///
+/// Everything is checked byte by byte: the method must be a token, the URL absolute `http` or `https` with an
+/// authority and a path, and no header name or value may hold CR, LF or NUL (HTTPTypes already turns those into
+/// spaces; this is the last line of defence should a value ever get through).
+enum RequestValidator {
+  /// The absolute URL of `request`, ready for `CURLOPT_URL`.
+  /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest``.
+  static func validate(_ request: HTTPRequest) throws(TransportError) -> String {
+    guard isToken(request.method.rawValue.utf8) else {
+      throw invalid("the method '\(request.method.rawValue)' is not a valid HTTP token")
+    }
+    for field in request.headerFields {
+      try check(name: field.name.rawName, value: field.value)
+    }
+    return try url(of: request)
+  }
+
+  /// Checks one header field.
+  /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest`` when the name is not a token or the
+  ///   value holds CR, LF or NUL.
+  static func check(name: String, value: String) throws(TransportError) {
+    guard isToken(name.utf8) else {
+      throw invalid("the header name \(name.debugDescription) is not a valid HTTP token")
+    }
+    if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+      throw invalid("the value of header '\(name)' contains CR, LF or NUL")
+    }
+  }
+
+  /// `scheme://authority/path`, with bytes outside ASCII percent-encoded.
+  static func url(of request: HTTPRequest) throws(TransportError) -> String {
+    guard let scheme = request.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+      throw invalid("the URL scheme must be http or https, not '\(request.scheme ?? "")'")
+    }
+    guard let authority = request.authority, !authority.isEmpty else {
+      throw invalid("the request has no host")
+    }
+    for byte in authority.utf8 where byte <= 0x20 || byte >= 0x7F || "/?#@\\".utf8.contains(byte) {
+      throw invalid("the host '\(authority.debugDescription)' contains a character not allowed there")
+    }
+    let path = request.path ?? "/"
+    guard path.utf8.first == UInt8(ascii: "/") else {
+      throw invalid("the path '\(path.debugDescription)' must start with '/'")
+    }
+    var url = scheme + "://" + authority
+    var needsEncoding = false
+    for byte in path.utf8 {
+      if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") {
+        throw invalid("the path \(path.debugDescription) contains a space, a control character or '#'")
+      }
+      if byte >= 0x80 { needsEncoding = true }
+    }
+    if needsEncoding {
+      let hex = Array("0123456789ABCDEF".utf8)
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(path.utf8.count * 2)
+      for byte in path.utf8 {
+        if byte >= 0x80 {
+          bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+        } else {
+          bytes.append(byte)
+        }
+      }
+      url += String(decoding: bytes, as: UTF8.self)
+    } else {
+      url += path
+    }
+    return url
+  }
+
+  private static func isToken(_ bytes: String.UTF8View) -> Bool {
+    guard !bytes.isEmpty else { return false }
+    for byte in bytes {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"):
+        continue
+      default:
+        guard "!#$%&'*+-.^_`|~".utf8.contains(byte) else { return false }
+      }
+    }
+    return true
+  }
+
+  private static func invalid(_ message: String) -> TransportError {
+    TransportError(code: .invalidRequest, message: message)
+  }
+}

@@ -1,0 +1,102 @@
+import HTTPTypes
+
+/// Builds the response head from the lines libcurl's header callback hands over, one complete line per call.
+///
+/// A head starts at a status line (`HTTP/1.1 200 OK`, `HTTP/2 200`) and ends at the empty line. Interim `1xx`
+/// heads (`100 Continue`, `103 Early Hints`) are skipped, so the head reported is the final one. Field lines with a
+/// name that is not a valid token are dropped; obsolete line folding is joined with a space.
+struct ResponseHeadParser {
+  /// What a line completed.
+  enum Event {
+    /// The head goes on.
+    case needMore
+    /// The final head is complete.
+    case complete(HTTPResponse)
+    /// The status line is not HTTP.
+    case malformed(String)
+  }
+
+  private var status: Int?
+  private var reason = ""
+  private var fields = HTTPFields()
+
+  /// Feeds one line, with or without its CRLF.
+  mutating func feed(_ line: UnsafeRawBufferPointer) -> Event {
+    var end = line.count
+    while end > 0 && (line[end - 1] == 0x0A || line[end - 1] == 0x0D) { end -= 1 }
+    let bytes = UnsafeRawBufferPointer(rebasing: line[0..<end])
+    if bytes.isEmpty {
+      guard let status else { return .needMore }
+      if status >= 100 && status < 200 && status != 101 {
+        reset()
+        return .needMore
+      }
+      let head = HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
+      reset()
+      return .complete(head)
+    }
+    if bytes.starts(with: "HTTP/".utf8) {
+      reset()
+      return parseStatusLine(bytes)
+    }
+    guard status != nil else { return .needMore }
+    if bytes[0] == 0x20 || bytes[0] == 0x09 {
+      fold(bytes)
+      return .needMore
+    }
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+      let name = HTTPField.Name(String(decoding: bytes[0..<colon], as: UTF8.self))
+    else { return .needMore }
+    var start = colon + 1
+    var stop = bytes.count
+    while start < stop && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+    while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
+    fields.append(HTTPField(name: name, value: UnsafeRawBufferPointer(rebasing: bytes[start..<stop])))
+    return .needMore
+  }
+
+  private mutating func parseStatusLine(_ bytes: UnsafeRawBufferPointer) -> Event {
+    guard let space = bytes.firstIndex(of: 0x20), space + 4 <= bytes.count else {
+      return .malformed("a malformed status line")
+    }
+    var code = 0
+    for byte in bytes[(space + 1)..<(space + 4)] {
+      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else {
+        return .malformed("a malformed status code")
+      }
+      code = code * 10 + Int(byte - UInt8(ascii: "0"))
+    }
+    guard code >= 100, space + 4 == bytes.count || bytes[space + 4] == 0x20 else {
+      return .malformed("a malformed status code")
+    }
+    status = code
+    if space + 5 < bytes.count {
+      let phrase = String(decoding: bytes[(space + 5)...], as: UTF8.self)
+      reason = phrase.trimmingSpaces()
+    }
+    return .needMore
+  }
+
+  private mutating func fold(_ bytes: UnsafeRawBufferPointer) {
+    guard !fields.isEmpty else { return }
+    let last = fields[fields.count - 1]
+    let continuation = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
+    fields[fields.count - 1] = HTTPField(name: last.name, value: last.value + " " + continuation)
+  }
+
+  private mutating func reset() {
+    status = nil
+    reason = ""
+    fields = HTTPFields()
+  }
+}
+
+extension String {
+  fileprivate func trimmingSpaces() -> String {
+    let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else {
+      return ""
+    }
+    return String(self[first...last])
+  }
+}

@@ -1,0 +1,64 @@
+import CCurl
+import MalibuTransport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension Transfer {
+  /// libcurl wants request body bytes (read callback).
+  func send(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    guard let upload else { return 0 }
+    do {
+      switch try upload.read(into: buffer) {
+      case .bytes(let count):
+        sawActivity = true
+        return count
+      case .end:
+        return 0
+      case .wait:
+        sendPaused = true
+        return CCurl_READFUNC_PAUSE
+      }
+    } catch {
+      failure =
+        (error as? TransportError)
+        ?? TransportError(
+          code: .invalidRequest,
+          message: "the request body could not be read: \(error)",
+          underlyingError: error
+        )
+      return CCurl_READFUNC_ABORT
+    }
+  }
+
+  /// libcurl must send the body again from the start (a connection that died before the response, say).
+  func rewind(offset: curl_off_t, origin: Int32) -> Int32 {
+    guard offset == 0, origin == SEEK_SET, let body, body.isRepeatable else { return CCurl_SEEKFUNC_CANTSEEK }
+    do {
+      upload = try makeUploadReader()
+      return CCurl_SEEKFUNC_OK
+    } catch {
+      failure = error
+      return CCurl_SEEKFUNC_FAIL
+    }
+  }
+
+  /// libcurl's progress callback: reports to the caller's handler when something changed, never backwards.
+  func progressed(downloadTotal: curl_off_t, downloaded: curl_off_t, uploadTotal: curl_off_t, uploaded: curl_off_t) {
+    guard let handler = job.options.progress else { return }
+    let last = lastProgress
+    let knownUploadTotal = compressing ? nil : body?.length.map { Int64($0) }
+    let progress = TransferProgress(
+      uploaded: max(last?.uploaded ?? 0, Int64(uploaded)),
+      uploadTotal: knownUploadTotal ?? (uploadTotal > 0 ? Int64(uploadTotal) : last?.uploadTotal),
+      downloaded: max(last?.downloaded ?? 0, Int64(downloaded)),
+      downloadTotal: downloadTotal > 0 ? Int64(downloadTotal) : last?.downloadTotal
+    )
+    guard progress != last else { return }
+    lastProgress = progress
+    handler(progress)
+  }
+}

@@ -1,0 +1,198 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import MalibuCore
+import MalibuTransport
+
+extension Transfer {
+  /// Bodies up to this size are copied into libcurl (`CURLOPT_COPYPOSTFIELDS`); larger ones are lent to it.
+  private static let copiedBodyLimit = 64 << 10
+
+  /// Sets every option of one hop on a fresh (or reset) easy handle.
+  func configure(_ easy: UnsafeMutableRawPointer, now: UInt64) throws(TransportError) {
+    let options = job.options
+    let configuration = engine.configuration
+    let context = self.context
+    setString(easy, CURLOPT_URL, url)
+    CCurl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
+    CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+    setString(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+    let version = configuration.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1
+    CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(version))
+    CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(configuration.receiveBufferSize, 16 << 10), 10 << 20))
+    // libcurl must not decode: ContentDecoder does, within the decompression limit.
+    CCurl_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
+    CCurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+    CCurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+    CCurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
+    CCurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
+      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+      return transfer.receivedHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+    CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
+      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+      return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+
+    if let connect = options.timeouts.connect {
+      CCurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Monotonic.milliseconds(Monotonic.nanoseconds(connect)))
+    }
+    if let totalDeadline {
+      CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Monotonic.milliseconds(totalDeadline - now))
+    }
+
+    let tls = options.tls
+    CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0 : 1)
+    CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0 : 2)
+    if let caFile = tls.caFile { setString(easy, CURLOPT_CAINFO, caFile) }
+    if let pin = tls.pinnedPublicKey { setString(easy, CURLOPT_PINNEDPUBLICKEY, pin) }
+
+    if options.progress != nil {
+      CCurl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+      CCurl_easy_setopt_xferinfo_function(easy, CURLOPT_XFERINFOFUNCTION) {
+        context,
+        downloadTotal,
+        downloaded,
+        uploadTotal,
+        uploaded in
+        let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+        transfer.progressed(
+          downloadTotal: downloadTotal,
+          downloaded: downloaded,
+          uploadTotal: uploadTotal,
+          uploaded: uploaded
+        )
+        return 0
+      }
+      CCurl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
+    }
+    if configuration.prefersHTTP2 && url.hasPrefix("https:") {
+      // Wait for a connection that may multiplex rather than open one more (HTTP/2).
+      CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+    }
+    try configureMethodAndBody(easy)
+  }
+
+  /// The method, the body and the header fields, so that exactly what was asked is sent.
+  private func configureMethodAndBody(_ easy: UnsafeMutableRawPointer) throws(TransportError) {
+    let method = request.method
+    let fields = request.headerFields
+    var sendsBody = false
+    compressing = false
+    if method == .head {
+      CCurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+    } else if body != nil || method == .post || method == .put || method == .patch {
+      sendsBody = true
+      if method != .post { setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+      CCurl_easy_setopt_long(easy, CURLOPT_POST, 1)
+      compressing = body != nil && job.options.requestCompression.isEnabled && fields[.contentEncoding] == nil
+      try configureBody(easy)
+    } else if method != .get {
+      setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
+    }
+
+    var list: UnsafeMutablePointer<curl_slist>?
+    func add(_ line: String) {
+      if let appended = line.withCString({ curl_slist_append(list, $0) }) { list = appended }
+    }
+    for field in fields {
+      // The body decides the framing: libcurl writes Content-Length or Transfer-Encoding from it.
+      if sendsBody && (field.name == .contentLength || field.name == .transferEncoding) { continue }
+      let value = field.value
+      add(value.isEmpty ? field.name.rawName + ";" : field.name.rawName + ": " + value)
+    }
+    // Headers libcurl would add on its own: an empty value removes them.
+    if fields[.accept] == nil { add("Accept:") }
+    if sendsBody {
+      if fields[.expect] == nil { add("Expect:") }
+      if fields[.contentType] == nil { add("Content-Type:") }
+    }
+    if compressing { add("Content-Encoding: gzip") }
+    headerList = list
+    CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+  }
+
+  private func configureBody(_ easy: UnsafeMutableRawPointer) throws(TransportError) {
+    guard let body else {
+      CCurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+      setString(easy, CURLOPT_COPYPOSTFIELDS, "")
+      return
+    }
+    if !compressing, case .data(let data) = body.storage {
+      CCurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(data.count))
+      if data.isEmpty {
+        setString(easy, CURLOPT_COPYPOSTFIELDS, "")
+      } else if data.count <= Self.copiedBodyLimit {
+        data.withUnsafeBytes { bytes in
+          _ = CCurl_easy_setopt_pointer(
+            easy,
+            CURLOPT_COPYPOSTFIELDS,
+            UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+          )
+        }
+      } else {
+        // Lent without a copy. The bytes of a Data this large live in heap storage that does not move while the
+        // value is alive and unchanged; `uploadData` keeps it alive, unchanged, until the transfer ends.
+        uploadData = data
+        let pointer = uploadData!.withUnsafeBytes { UnsafeMutableRawPointer(mutating: $0.baseAddress!) }
+        CCurl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, pointer)
+      }
+      return
+    }
+    upload = try makeUploadReader()
+    let length: curl_off_t = compressing ? -1 : body.length.map { curl_off_t($0) } ?? -1
+    CCurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, length)
+    CCurl_easy_setopt_read_function(easy, CURLOPT_READFUNCTION) { buffer, size, count, context in
+      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+      return transfer.send(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+    CCurl_easy_setopt_seek_function(easy, CURLOPT_SEEKFUNCTION) { context, offset, origin in
+      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+      return transfer.rewind(offset: offset, origin: origin)
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context)
+  }
+
+  /// A reader for one pass over the body.
+  func makeUploadReader() throws(TransportError) -> any UploadReader {
+    var reader: any UploadReader
+    switch body?.storage {
+    case .data(let data):
+      reader = DataUploadReader(data)
+    case .source(let source):
+      do {
+        reader = SourceUploadReader(try source.makeReader())
+      } catch {
+        throw TransportError(
+          code: .invalidRequest,
+          message: "the request body cannot be read: \(error)",
+          underlyingError: error
+        )
+      }
+    case .stream(let stream):
+      let loop = engine.loop
+      let id = self.id
+      let upload = StreamUpload(onReadable: { loop.submit(.resumeSending(id)) })
+      streamUpload = upload
+      producer = Task {
+        do {
+          try await stream.forEachChunk { chunk in try await upload.deliver(chunk) }
+          upload.finish(nil)
+        } catch {
+          upload.finish(error)
+        }
+      }
+      reader = StreamUploadReader(upload)
+    case nil:
+      reader = DataUploadReader(Data())
+    }
+    return compressing ? GzipUploadReader(reader) : reader
+  }
+
+  private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+    value.withCString { _ = CCurl_easy_setopt_string(easy, option, $0) }
+  }
+}

@@ -1,0 +1,426 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import MalibuTransport
+
+/// One request, from its start to its last byte, redirects included. Owned by ``CurlEngine`` and used only on the
+/// loop thread; libcurl's callbacks reach it through an `Unmanaged` pointer retained at ``begin()`` and released
+/// exactly once, when the transfer ends.
+final class Transfer {
+  /// Where received body bytes go.
+  enum Output {
+    /// The head is not complete yet.
+    case waiting
+    /// The body of a redirect that is followed: dropped.
+    case discarding
+    /// Streamed to the caller through a channel (`send`).
+    case streaming(BodyChannel, ContentDecoder?)
+    /// Collected for the caller (`data(for:)`).
+    case collecting(Collector)
+    /// Over.
+    case finished
+  }
+
+  /// The next moment the loop must look at this transfer.
+  enum Deadline {
+    case none
+    case at(UInt64)
+    case expired(TransportError)
+  }
+
+  let id: UInt64
+  unowned let engine: CurlEngine
+  let job: Job
+  let errorBuffer: UnsafeMutablePointer<CChar>
+  let totalDeadline: UInt64?
+  let idleTimeout: UInt64?
+
+  var easy: UnsafeMutableRawPointer?
+  var request: HTTPRequest
+  var url: String
+  var body: RequestBody?
+  var compressing = false
+  var output = Output.waiting
+  var upload: (any UploadReader)?
+  var uploadData: Data?
+  var streamUpload: StreamUpload?
+  var producer: Task<Void, Never>?
+  var headerList: UnsafeMutablePointer<curl_slist>?
+  var receivePaused = false
+  var sendPaused = false
+  var failure: TransportError?
+  var lastProgress: TransferProgress?
+  var sawActivity = false
+  var hopStart: UInt64 = 0
+
+  private var parser = ResponseHeadParser()
+  private var redirectsFollowed = 0
+  private var nextHop: (HTTPRequest, RequestBody?)?
+  private var callerWoken = false
+  private var inMulti = false
+  private var isDirty = false
+  private var lastActivity: UInt64 = 0
+  private var retained: Unmanaged<Transfer>?
+
+  init(job: Job, engine: CurlEngine) {
+    id = job.id
+    self.engine = engine
+    self.job = job
+    request = job.request
+    url = job.url
+    body = job.body
+    errorBuffer = .allocate(capacity: Int(CCurl_ERROR_SIZE) + 1)
+    errorBuffer.initialize(repeating: 0, count: Int(CCurl_ERROR_SIZE) + 1)
+    let now = Monotonic.now()
+    totalDeadline = job.options.timeouts.total.map { now &+ Monotonic.nanoseconds($0) }
+    idleTimeout = job.options.timeouts.idle.map { max(Monotonic.nanoseconds($0), 1) }
+  }
+
+  deinit {
+    errorBuffer.deallocate()
+  }
+
+  /// The pointer libcurl's callbacks get back.
+  var context: UnsafeMutableRawPointer { retained!.toOpaque() }
+
+  // MARK: Life cycle
+
+  /// Starts the first hop.
+  func begin() {
+    retained = Unmanaged.passRetained(self)
+    guard let handle = engine.takeHandle() else {
+      finish(TransportError(code: .other, message: "libcurl could not create an easy handle"))
+      return
+    }
+    easy = handle
+    startHop()
+  }
+
+  private func startHop() {
+    guard let easy else { return }
+    let now = Monotonic.now()
+    hopStart = now
+    lastActivity = now
+    sawActivity = false
+    if let totalDeadline, now >= totalDeadline {
+      finish(totalTimeoutError())
+      return
+    }
+    parser = ResponseHeadParser()
+    output = .waiting
+    nextHop = nil
+    receivePaused = false
+    sendPaused = false
+    errorBuffer[0] = 0
+    do {
+      try configure(easy, now: now)
+    } catch {
+      finish(error)
+      return
+    }
+    guard engine.add(easy) == CURLM_OK else {
+      finish(TransportError(code: .other, message: "libcurl refused the transfer (curl_multi_add_handle)"))
+      return
+    }
+    inMulti = true
+  }
+
+  /// libcurl finished the current hop.
+  func completed(_ code: CURLcode) {
+    guard inMulti, let easy else { return }
+    engine.remove(easy)
+    inMulti = false
+    guard code == CURLE_OK, failure == nil else {
+      finish(failure ?? CurlErrors.error(for: code, transfer: self))
+      return
+    }
+    if let (next, nextBody) = nextHop {
+      redirectsFollowed += 1
+      releaseUpload()
+      curl_easy_reset(easy)
+      request = next
+      body = nextBody
+      do {
+        url = try RequestValidator.validate(next)
+      } catch {
+        finish(error)
+        return
+      }
+      startHop()
+      return
+    }
+    let decoder: ContentDecoder?
+    switch output {
+    case .streaming(_, let streamDecoder): decoder = streamDecoder
+    case .collecting(let collector): decoder = collector.decoder
+    default:
+      finish(TransportError(code: .other, message: "the server sent no response head (\(url))"))
+      return
+    }
+    do {
+      try decoder?.finish()
+      finish(nil)
+    } catch {
+      finish(error)
+    }
+  }
+
+  /// Stops the transfer now (cancellation, a timeout, shutdown): the handle leaves the multi handle at once.
+  func abort(with error: TransportError) {
+    if inMulti, let easy {
+      engine.remove(easy)
+      inMulti = false
+    }
+    finish(error)
+  }
+
+  /// Delivers the outcome, exactly once, and frees everything the transfer holds.
+  private func finish(_ error: TransportError?) {
+    switch output {
+    case .streaming(let channel, _):
+      channel.finish(error)
+    case .collecting(let collector) where error == nil:
+      if !callerWoken, case .collect(_, let continuation) = job.sink {
+        callerWoken = true
+        let result = (collector.head, collector.takeData(), URL(string: url))
+        HandOff.release()
+        continuation.resume(returning: result)
+      }
+    default:
+      break
+    }
+    if !callerWoken {
+      callerWoken = true
+      job.sink.fail(error ?? TransportError(code: .other, message: "the transfer ended without a response"))
+    }
+    output = .finished
+    releaseUpload()
+    if let headerList {
+      curl_slist_free_all(headerList)
+      self.headerList = nil
+    }
+    engine.retire(self, handle: easy)
+    easy = nil
+    let retained = self.retained
+    self.retained = nil
+    retained?.release()
+  }
+
+  private func releaseUpload() {
+    producer?.cancel()
+    producer = nil
+    streamUpload?.cancel()
+    streamUpload = nil
+    upload = nil
+    uploadData = nil
+  }
+
+  // MARK: Response
+
+  /// A header line arrived (header callback).
+  func receivedHeader(_ line: UnsafeRawBufferPointer) -> Int {
+    sawActivity = true
+    guard case .waiting = output else { return line.count }  // Trailers, or lines after the final head.
+    switch parser.feed(line) {
+    case .needMore:
+      return line.count
+    case .malformed(let reason):
+      failure = TransportError(code: .other, message: "the server sent \(reason) (\(url))")
+      return 0
+    case .complete(let head):
+      return headComplete(head) ? line.count : 0
+    }
+  }
+
+  private func headComplete(_ head: HTTPResponse) -> Bool {
+    do {
+      if let next = try Redirects.next(
+        after: head,
+        to: request,
+        body: body,
+        policy: job.options.redirects,
+        followedSoFar: redirectsFollowed
+      ) {
+        nextHop = next
+        output = .discarding
+        return true
+      }
+    } catch {
+      failure = error
+      return false
+    }
+    let decompression = job.options.decompression
+    let status = head.status.code
+    let bodyless = request.method == .head || status == 204 || status == 304
+    let expected = bodyless ? 0 : ContentDecoder.expectedLength(head.headerFields, decompression: decompression)
+    let decoder = bodyless ? nil : ContentDecoder(headers: head.headerFields, decompression: decompression)
+    var finalHead = head
+    finalHead.headerFields = ContentDecoder.decodedHeaders(head.headerFields, decompression: decompression)
+    switch job.sink {
+    case .stream(let continuation):
+      let channel = BodyChannel(expectedLength: expected)
+      let loop = engine.loop
+      let id = self.id
+      channel.setHandlers(
+        onDemand: { loop.submit(.resumeReceiving(id)) },
+        onCancel: { loop.submit(.cancel(id)) }
+      )
+      output = .streaming(channel, decoder)
+      callerWoken = true
+      let response = TransportResponse(head: finalHead, url: URL(string: url), body: ResponseBody(channel: channel))
+      HandOff.release()
+      continuation.resume(returning: response)
+    case .collect(let limit, _):
+      if let expected, expected > limit {
+        failure = TransportError(
+          code: .bodyTooLarge,
+          message: "the response body (\(expected) bytes) is larger than the limit of \(limit) bytes"
+        )
+        return false
+      }
+      output = .collecting(Collector(head: finalHead, limit: limit, expectedLength: expected, decoder: decoder))
+    }
+    return true
+  }
+
+  /// Body bytes arrived (write callback): decoded when needed, then handed to the channel or the collector.
+  func received(_ bytes: UnsafeRawBufferPointer) -> Int {
+    sawActivity = true
+    let result: BodyChannel.WriteResult
+    switch output {
+    case .discarding:
+      return bytes.count
+    case .streaming(let channel, let decoder):
+      if let decoder {
+        do {
+          result = try decoder.decode(bytes, into: channel)
+        } catch {
+          failure = error
+          return 0
+        }
+      } else {
+        result = channel.write(bytes)
+      }
+      if !isDirty {
+        isDirty = true
+        engine.markDirty(self)
+      }
+    case .collecting(let collector):
+      if let decoder = collector.decoder {
+        do {
+          result = try decoder.decode(bytes) { collector.append($0) }
+        } catch {
+          failure = error
+          return 0
+        }
+      } else {
+        result = collector.append(bytes)
+      }
+      if result == .stop { failure = collector.failure }
+    case .waiting, .finished:
+      return 0
+    }
+    switch result {
+    case .proceed:
+      return bytes.count
+    case .pause:
+      pauseReceiving()
+      return bytes.count
+    case .stop:
+      if failure == nil { failure = TransportError.cancelled() }
+      return 0
+    }
+  }
+
+  /// Wakes the channel's reader with what this round wrote.
+  func flush() {
+    isDirty = false
+    if case .streaming(let channel, _) = output { channel.flush() }
+  }
+
+  // MARK: Pausing
+
+  /// The channel is full: stop reading from the network. The bytes just written were accepted, so libcurl has
+  /// nothing to deliver again; it holds at most what it had already read when it comes back.
+  private func pauseReceiving() {
+    guard !receivePaused, let easy else { return }
+    receivePaused = true
+    curl_easy_pause(easy, pauseMask)
+  }
+
+  /// The reader drained the channel (a command from its thread).
+  func resumeReceiving() {
+    guard receivePaused, inMulti, let easy else { return }
+    receivePaused = false
+    lastActivity = Monotonic.now()
+    curl_easy_pause(easy, pauseMask)
+  }
+
+  /// A streamed request body has bytes again (a command from its producer).
+  func resumeSending() {
+    guard sendPaused, inMulti, let easy else { return }
+    sendPaused = false
+    lastActivity = Monotonic.now()
+    curl_easy_pause(easy, pauseMask)
+  }
+
+  private var pauseMask: Int32 {
+    (receivePaused ? CCurl_PAUSE_RECV : 0) | (sendPaused ? CCurl_PAUSE_SEND : 0)
+  }
+
+  // MARK: Deadlines
+
+  /// Checks the total and idle deadlines; called by the loop once per round.
+  func checkDeadline(now: UInt64) -> Deadline {
+    guard inMulti else { return .none }
+    var earliest = UInt64.max
+    if let totalDeadline {
+      if now >= totalDeadline { return .expired(totalTimeoutError()) }
+      earliest = totalDeadline
+    }
+    if let idleTimeout {
+      // Time the transfer spends paused by us (a slow reader, a slow body producer) is not idle time.
+      if sawActivity || receivePaused || sendPaused {
+        lastActivity = now
+        sawActivity = false
+      }
+      var deadline = lastActivity &+ idleTimeout
+      if now >= deadline {
+        // The idle clock starts once connected; before that the connect timeout governs.
+        guard let connectedAfter = connectedAfter() else {
+          lastActivity = now
+          return .at(min(earliest, now &+ idleTimeout))
+        }
+        lastActivity = max(lastActivity, hopStart &+ connectedAfter)
+        deadline = lastActivity &+ idleTimeout
+        if now >= deadline {
+          let milliseconds = idleTimeout / 1_000_000
+          return .expired(
+            TransportError(
+              code: .idleTimeout,
+              message: "no byte moved for longer than the idle timeout of \(milliseconds) ms (\(url))"
+            )
+          )
+        }
+      }
+      earliest = min(earliest, deadline)
+    }
+    return earliest == .max ? .none : .at(earliest)
+  }
+
+  /// Nanoseconds from the start of this hop until the connection was ready, or `nil` when it is not yet.
+  func connectedAfter() -> UInt64? {
+    guard let easy else { return nil }
+    var microseconds: curl_off_t = 0
+    CCurl_easy_getinfo_off_t(easy, CURLINFO_PRETRANSFER_TIME_T, &microseconds)
+    return microseconds > 0 ? UInt64(microseconds) * 1_000 : nil
+  }
+
+  func totalTimeoutError() -> TransportError {
+    let milliseconds = job.options.timeouts.total.map { Monotonic.nanoseconds($0) / 1_000_000 } ?? 0
+    return TransportError(
+      code: .totalTimeout,
+      message: "the transfer took longer than the total timeout of \(milliseconds) ms (\(url))"
+    )
+  }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+  /// URLSession's own timer is only a backstop: the transport's watchdog enforces `Timeouts` precisely (on Linux
+  /// URLSession truncates its timeout to whole seconds and cannot pause it).
+  static let backstopTimeout: TimeInterval = 7 * 24 * 3600
+
+  /// The URLRequest for one hop.
+  ///
+  /// Header fields are copied as they are, fields of the same name joined into one (`, `, or `; ` for `Cookie`);
+  /// `Content-Length` and `Transfer-Encoding` are left to the transport, which frames the body it sends.
+  static func makeURLRequest(_ request: HTTPRequest, url: URL, upload: Upload) -> URLRequest {
+    var urlRequest = URLRequest(url: url)
+    urlRequest.httpMethod = request.method.rawValue
+    urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+    urlRequest.timeoutInterval = backstopTimeout
+    urlRequest.httpShouldHandleCookies = false
+    var seen = Set<HTTPField.Name>()
+    for field in request.headerFields where seen.insert(field.name).inserted {
+      if field.name == .contentLength || field.name == .transferEncoding { continue }
+      urlRequest.setValue(request.headerFields[field.name], forHTTPHeaderField: field.name.rawName)
+    }
+    if upload.gzip {
+      urlRequest.setValue("gzip", forHTTPHeaderField: HTTPField.Name.contentEncoding.rawName)
+    }
+    #if !canImport(FoundationNetworking)
+    if case .stream(let length?, _) = upload.body {
+      urlRequest.setValue(String(length), forHTTPHeaderField: HTTPField.Name.contentLength.rawName)
+    }
+    #endif
+    return urlRequest
+  }
+}

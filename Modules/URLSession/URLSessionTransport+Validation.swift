@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+
+extension URLSessionTransport {
+  /// Checks everything that can be checked before a byte is sent, and returns the request's URL.
+  /// - Throws: `TransportError` with `TransportError/Code/invalidRequest` for a URL that is not absolute HTTP(S)
+  ///   or a header with CR, LF or NUL; `TransportError/Code/unsupportedOption` for what URLSession cannot do here.
+  static func validate(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions
+  ) throws(TransportError) -> URL {
+    let url = try validURL(request)
+    for field in request.headerFields {
+      try checkHeader(name: field.name.rawName, value: field.value.utf8)
+    }
+    try checkBody(body, method: request.method)
+    try checkOptions(options)
+    return url
+  }
+
+  static func validURL(_ request: HTTPRequest) throws(TransportError) -> URL {
+    guard let url = request.url else {
+      throw TransportError(
+        code: .invalidRequest,
+        message: "the request has no absolute URL (scheme '\(request.scheme ?? "")', authority "
+          + "'\(request.authority ?? "")', path '\(request.path ?? "")')"
+      )
+    }
+    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+      throw TransportError(code: .invalidRequest, message: "'\(url.absoluteString)' is not an http or https URL")
+    }
+    guard let host = url.host, !host.isEmpty else {
+      throw TransportError(code: .invalidRequest, message: "'\(url.absoluteString)' has no host")
+    }
+    return url
+  }
+
+  /// Rejects a header whose name or value would break the request apart (CR, LF or NUL).
+  static func checkHeader(name: String, value: some Sequence<UInt8>) throws(TransportError) {
+    let forbidden: (UInt8) -> Bool = { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    if name.isEmpty || name.utf8.contains(where: { forbidden($0) || $0 == UInt8(ascii: ":") || $0 == 0x20 }) {
+      throw TransportError(code: .invalidRequest, message: "'\(name.debugDescription)' is not a valid header name")
+    }
+    if value.contains(where: forbidden) {
+      throw TransportError(code: .invalidRequest, message: "the value of header '\(name)' contains CR, LF or NUL")
+    }
+  }
+
+  private static func checkBody(_ body: RequestBody?, method: HTTPRequest.Method) throws(TransportError) {
+    guard let body, method == .get || method == .head else { return }
+    if case .data(let data) = body.storage, data.isEmpty { return }
+    throw TransportError(
+      code: .unsupportedOption,
+      message: "URLSession cannot send a body with \(method.rawValue) (it fails such requests itself); "
+        + "use another method or CurlTransport"
+    )
+  }
+
+  private static func checkOptions(_ options: TransferOptions) throws(TransportError) {
+    if !options.decompression.isEnabled {
+      throw TransportError(
+        code: .unsupportedOption,
+        message: "URLSession always decodes gzip, deflate and br bodies itself, so decompression cannot be disabled; "
+          + "use CurlTransport to receive encoded bodies"
+      )
+    }
+    #if canImport(FoundationNetworking)
+    let tls = options.tls
+    if tls.pinnedPublicKey != nil {
+      throw TransportError(
+        code: .unsupportedOption,
+        message: "URLSession on Linux cannot pin public keys (FoundationNetworking never asks its delegate about "
+          + "server trust); use CurlTransport"
+      )
+    }
+    if tls.caFile != nil {
+      throw TransportError(
+        code: .unsupportedOption,
+        message: "URLSession on Linux cannot add certificate authorities per request; use CurlTransport, or add the "
+          + "authority to the system's trust store"
+      )
+    }
+    if tls.insecure {
+      throw TransportError(
+        code: .unsupportedOption,
+        message: "URLSession on Linux cannot skip certificate verification (FoundationNetworking never asks its "
+          + "delegate about server trust); use CurlTransport"
+      )
+    }
+    #else
+    if let pins = options.tls.pinnedPublicKey { _ = try PublicKeyPins(pins) }
+    #endif
+  }
+}

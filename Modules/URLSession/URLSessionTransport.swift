@@ -1,0 +1,200 @@
+public import HTTPTypes
+import MalibuCore
+public import MalibuTransport
+
+#if canImport(FoundationNetworking)
+import Foundation
+public import FoundationNetworking
+#else
+public import Foundation
+#endif
+
+/// A `Transport` over Foundation's `URLSession` (FoundationNetworking on Linux), with the same contract as every
+/// Malibu transport: exactly the request asked for, redirects followed by Malibu's shared rules, decoded bodies with
+/// honest headers, timeouts by kind, prompt cancellation and precise `TransportError`s.
+///
+/// ```swift
+/// let transport = URLSessionTransport()
+/// var request = HTTPRequest(method: .get, url: URL(string: "https://example.com/items")!)
+/// request.headerFields[.accept] = "application/json"
+/// let response = try await transport.send(request, body: nil, options: TransferOptions())
+/// let data = try await response.body.collect(upTo: 1 << 20)
+/// ```
+///
+/// One `URLSession` with one delegate object serves every request; per-request state lives with the task. Where the
+/// platform cannot honour an option — key pinning on Linux, say — `send` throws
+/// `TransportError/Code/unsupportedOption` rather than ignore it. The catalog page lists every such limit.
+///
+/// Keep the transport alive while responses stream: ``shutdown()``, which also runs when the transport is released,
+/// cancels everything in flight.
+public final class URLSessionTransport: Transport {
+  private struct Sessions {
+    var isShutDown = false
+    var byTLS: [TLSOptions: URLSession] = [:]
+  }
+
+  private let delegate = SessionDelegate()
+  private let queue: OperationQueue
+  private let session: URLSession
+  private let sessions = Locked(Sessions())
+
+  /// Creates a transport with its own session.
+  ///
+  /// The configuration is copied, and in the copy URLSession's cookie storage, URL cache and credential storage are
+  /// switched off: the transport sends exactly the request it is given (Malibu's own layers handle caching and
+  /// authentication the same way on every transport). Timeouts come from `TransferOptions` per request.
+  /// - Parameter configuration: Connection limits, proxies, additional headers and the like.
+  public init(configuration: URLSessionConfiguration = .default) {
+    let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+    copy.httpCookieStorage = nil
+    copy.httpShouldSetCookies = false
+    copy.urlCache = nil
+    copy.urlCredentialStorage = nil
+    copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+    queue = OperationQueue()
+    queue.name = "MalibuURLSession.delegate"
+    queue.maxConcurrentOperationCount = 1
+    session = URLSession(configuration: copy, delegate: delegate, delegateQueue: queue)
+  }
+
+  deinit {
+    shutdown()
+  }
+
+  /// The configuration the transport's session runs with (a copy; changing it changes nothing).
+  public var configuration: URLSessionConfiguration { session.configuration }
+
+  /// Sends a request and returns once the final response's head has arrived.
+  /// - Parameters:
+  ///   - request: The request head; its URL must be absolute `http` or `https`.
+  ///   - body: The request body, if any.
+  ///   - options: Timeouts, redirects, decompression limit, TLS and progress.
+  /// - Returns: The final response's head (with `Content-Encoding` and `Content-Length` removed when URLSession
+  ///   decoded the body), its URL, and the body.
+  /// - Throws: `TransportError`: `TransportError/Code/invalidRequest` before anything is sent for a bad URL or
+  ///   header, `TransportError/Code/unsupportedOption` for what URLSession cannot do on this platform, and the
+  ///   transfer's errors (timeouts by kind, cancellation, refused or reset connections, DNS, TLS, redirects).
+  public func send(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions
+  ) async throws
+    -> TransportResponse
+  {
+    if Task.isCancelled { throw TransportError(code: .cancelled, message: "the transfer was cancelled") }
+    _ = try Self.validate(request, body: body, options: options)
+    let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
+    let progress = ProgressTracker(options.progress)
+    var current = (request, body)
+    var followed = 0
+    while true {
+      let hop = try await perform(current.0, body: current.1, options: options, totalDeadline: totalDeadline, progress)
+      let next: (HTTPRequest, RequestBody?)?
+      do {
+        next = try Redirects.next(
+          after: hop.head.head,
+          to: current.0,
+          body: current.1,
+          policy: options.redirects,
+          followedSoFar: followed
+        )
+      } catch {
+        hop.channel.cancel()
+        throw error
+      }
+      guard let next else {
+        return TransportResponse(head: hop.head.head, url: hop.head.url, body: ResponseBody(channel: hop.channel))
+      }
+      hop.exchange.discard()
+      current = next
+      followed += 1
+    }
+  }
+
+  /// Cancels every transfer in flight (each ends with `TransportError/Code/cancelled`) and invalidates the session;
+  /// later calls to ``send(_:body:options:)`` fail with `TransportError/Code/cancelled`. Runs on release too.
+  public func shutdown() {
+    let all = sessions.withLock { state -> [URLSession] in
+      guard !state.isShutDown else { return [] }
+      state.isShutDown = true
+      return [session] + Array(state.byTLS.values)
+    }
+    guard !all.isEmpty else { return }
+    delegate.failAll(TransportError(code: .cancelled, message: "the transport was shut down"))
+    for session in all { session.invalidateAndCancel() }
+  }
+
+  // MARK: One hop
+
+  private func perform(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    totalDeadline: ContinuousClock.Instant?,
+    _ progress: ProgressTracker
+  ) async throws -> Exchange.Hop {
+    let url = try Self.validURL(request)
+    let upload = try await Upload.prepare(body, compression: options.requestCompression)
+    var urlRequest = Self.makeURLRequest(request, url: url, upload: upload)
+    let created = self.sessions.withLock { state -> Result<(Exchange, URLSessionTask), TransportError> in
+      guard !state.isShutDown else {
+        return .failure(TransportError(code: .cancelled, message: "the transport was shut down"))
+      }
+      let target = tlsSession(options.tls, &state)
+      let exchange = Exchange(
+        method: request.method,
+        options: options,
+        upload: upload,
+        totalDeadline: totalDeadline,
+        progress: progress
+      )
+      let task: URLSessionTask
+      switch upload.body {
+      case .none: task = target.dataTask(with: urlRequest)
+      case .data(let data): task = target.uploadTask(with: urlRequest, from: data)
+      case .file(let file): task = target.uploadTask(with: urlRequest, fromFile: file)
+      case .stream:
+        guard let stream = exchange.makeBodyStream(replay: false) else {
+          return .failure(Self.bodyError(exchange.bodyError))
+        }
+        urlRequest.httpBodyStream = stream
+        task = target.dataTask(with: urlRequest)
+      }
+      return .success((exchange, task))
+    }
+    let exchange: Exchange
+    let task: URLSessionTask
+    switch created {
+    case .success(let pair):
+      (exchange, task) = pair
+    case .failure(let error):
+      upload.cleanUp(error)
+      throw error
+    }
+    delegate.register(exchange, for: task)
+    return try await exchange.run(task)
+  }
+
+  private static func bodyError(_ error: (any Error)?) -> TransportError {
+    if let error = error as? TransportError { return error }
+    return TransportError(
+      code: .invalidRequest,
+      message: "the request body cannot be read: \(error.map { "\($0)" } ?? "unknown error")",
+      underlyingError: error
+    )
+  }
+
+  private func makeSession() -> URLSession {
+    URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: queue)
+  }
+
+  /// Apple platforms: a session per TLS setting, so that a connection accepted under one setting is never reused
+  /// under a stricter one. (On Linux only the default setting gets this far.)
+  private func tlsSession(_ tls: TLSOptions, _ state: inout Sessions) -> URLSession {
+    if tls == TLSOptions() { return session }
+    if let existing = state.byTLS[tls] { return existing }
+    let created = makeSession()
+    state.byTLS[tls] = created
+    return created
+  }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+import Testing
+
+@testable import MalibuCurl
+
+extension CurlTests {
+  @Suite struct Redirects {
+    @Test(arguments: [301, 302, 303])
+    func postBecomesGetWithoutBody(status: Int) async throws {
+      try await withServer { server, transport in
+        let fields: HTTPFields = [.contentType: "text/plain"]
+        let (head, data, url) = try await transport.data(
+          for: request(.post, server.url("/redirect?status=\(status)&to=%2Fecho"), headers: fields),
+          body: .data(Data("body".utf8)),
+          options: .init(),
+          upTo: 100
+        )
+        #expect(head.status.code == 200)
+        #expect(data.isEmpty)
+        #expect(url == server.url("/echo"))
+        let final = try #require(server.lastRequest)
+        #expect(final.method == "GET")
+        #expect(final.body.isEmpty)
+        #expect(final.header("Content-Type") == nil)
+        #expect(final.header("Content-Length") == nil)
+      }
+    }
+
+    @Test(arguments: [307, 308])
+    func keepsMethodAndBody(status: Int) async throws {
+      try await withServer { server, transport in
+        let payload = Routes.body(100_000)
+        let (head, data, _) = try await transport.data(
+          for: request(.put, server.url("/redirect?status=\(status)&to=%2Fecho")),
+          body: .data(payload),
+          options: .init(),
+          upTo: 1 << 20
+        )
+        #expect(head.status.code == 200)
+        #expect(data == payload)
+        let requests = server.requests
+        #expect(requests.count == 2)
+        #expect(requests.allSatisfy { $0.method == "PUT" && $0.body == payload })
+      }
+    }
+
+    @Test func streamedBodiesCannotBeRepeated() async throws {
+      try await withServer { server, transport in
+        let code = await errorCode {
+          _ = try await transport.data(
+            for: request(.post, server.url("/redirect?status=307&to=%2Fecho")),
+            body: .stream(
+              AsyncStream {
+                $0.yield(Data("x".utf8))
+                $0.finish()
+              },
+              length: 1
+            ),
+            options: .init(),
+            upTo: 100
+          )
+        }
+        #expect(code == .invalidRequest)
+        try await expectServes(transport, server)
+      }
+    }
+
+    @Test func crossOriginRedirectsDropCredentials() async throws {
+      try await withServer { server, transport in
+        let fields: HTTPFields = [.authorization: "Bearer secret", .cookie: "session=1", .accept: "text/plain"]
+        let target = "http://localhost:\(server.port)/echo".addingPercentEncoding(
+          withAllowedCharacters: .alphanumerics
+        )!
+        _ = try await transport.data(
+          for: request(server.url("/redirect?to=\(target)"), headers: fields),
+          body: nil,
+          options: .init(),
+          upTo: 100
+        )
+        let final = try #require(server.lastRequest)
+        #expect(final.header("Host") == "localhost:\(server.port)")
+        #expect(final.header("Authorization") == nil)
+        #expect(final.header("Cookie") == nil)
+        #expect(final.header("Accept") == "text/plain")
+
+        _ = try await transport.data(
+          for: request(server.url("/redirect?to=%2Fecho"), headers: fields),
+          body: nil,
+          options: .init(),
+          upTo: 100
+        )
+        let sameOrigin = try #require(server.lastRequest)
+        #expect(sameOrigin.header("Authorization") == "Bearer secret")
+        #expect(sameOrigin.header("Cookie") == "session=1")
+      }
+    }
+
+    @Test func followsUpToTheMaximum() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.redirects = .follow(max: 3)
+        let (_, data, url) = try await transport.data(
+          for: request(server.url("/chain?n=3")),
+          body: nil,
+          options: options,
+          upTo: 100
+        )
+        #expect(String(decoding: data, as: UTF8.self) == "done")
+        #expect(url == server.url("/chain?n=0"))
+        let tooMany = await errorCode {
+          _ = try await transport.data(for: request(server.url("/chain?n=4")), body: nil, options: options, upTo: 100)
+        }
+        #expect(tooMany == .tooManyRedirects)
+        let loop = await errorCode {
+          _ = try await transport.send(request(server.url("/loop")), body: nil, options: .init())
+        }
+        #expect(loop == .tooManyRedirects)
+        try await expectServes(transport, server)
+      }
+    }
+
+    @Test func doesNotFollowWhenTold() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.redirects = .none
+        let (head, data, _) = try await transport.data(
+          for: request(server.url("/redirect?status=302&to=%2Fecho")),
+          body: nil,
+          options: options,
+          upTo: 100
+        )
+        #expect(head.status.code == 302)
+        #expect(head.headerFields[.location] == "/echo")
+        #expect(String(decoding: data, as: UTF8.self) == "moved")
+      }
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import HTTPTypes
+import MalibuGzip
+import MalibuTransport
+import Testing
+
+@testable import MalibuCurl
+
+extension CurlTests {
+  @Suite struct Requests {
+    @Test(arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+    func sendsExactlyTheMethodHeadersAndBody(method: String) async throws {
+      try await withServer { server, transport in
+        let method = HTTPRequest.Method(method)!
+        var fields: HTTPFields = [.userAgent: "malibu-test", HTTPField.Name("X-Custom")!: "a value"]
+        fields.append(HTTPField(name: .cookie, value: "a=1"))
+        fields.append(HTTPField(name: .cookie, value: "b=2"))
+        let hasBody = method != .head && method != .get && method != .options
+        let payload = Data("payload for \(method.rawValue)".utf8)
+        let (head, _, _) = try await transport.data(
+          for: request(method, server.url("/echo?q=1"), headers: fields),
+          body: hasBody ? .data(payload) : nil,
+          options: .init(),
+          upTo: 1 << 20
+        )
+        #expect(head.status.code == 200)
+        let received = try #require(server.lastRequest)
+        #expect(received.method == method.rawValue)
+        #expect(received.target == "/echo?q=1")
+        #expect(received.header("Accept") == nil)
+        #expect(received.header("Expect") == nil)
+        #expect(received.header("Content-Type") == nil)
+        #expect(received.header("User-Agent") == "malibu-test")
+        #expect(received.header("X-Custom") == "a value")
+        #expect(received.headers(named: "Cookie") == ["a=1", "b=2"])
+        #expect(received.body == (hasBody ? payload : Data()))
+        if hasBody { #expect(received.header("Content-Length") == String(payload.count)) }
+        let names = Set(received.headers.map { $0.name.lowercased() })
+        let expected: Set<String> = ["host", "user-agent", "x-custom", "cookie"]
+        #expect(names.subtracting(["content-length"]) == expected)
+      }
+    }
+
+    @Test func keepsTheCallersAcceptExpectEmptyValuesAndContentType() async throws {
+      try await withServer { server, transport in
+        let fields: HTTPFields = [
+          .accept: "application/json", .contentType: "text/plain", HTTPField.Name("X-Empty")!: "",
+        ]
+        _ = try await transport.data(
+          for: request(.post, server.url("/echo"), headers: fields),
+          body: .data(Data("x".utf8)),
+          options: .init(),
+          upTo: 1 << 20
+        )
+        let received = try #require(server.lastRequest)
+        #expect(received.header("Accept") == "application/json")
+        #expect(received.header("Content-Type") == "text/plain")
+        #expect(received.header("X-Empty") == "")
+      }
+    }
+
+    @Test func postWithoutBodySendsAnEmptyBody() async throws {
+      try await withServer { server, transport in
+        _ = try await transport.data(for: request(.post, server.url("/echo")), body: nil, options: .init(), upTo: 100)
+        let received = try #require(server.lastRequest)
+        #expect(received.header("Content-Length") == "0")
+        #expect(received.body.isEmpty)
+      }
+    }
+
+    @Test(arguments: [0, 10, 70_000, 3 << 20])
+    func dataBodiesArriveByteExact(size: Int) async throws {
+      try await withServer { server, transport in
+        let payload = Routes.body(size)
+        let (_, echoed, _) = try await transport.data(
+          for: request(.put, server.url("/echo")),
+          body: .data(payload),
+          options: .init(),
+          upTo: 8 << 20
+        )
+        #expect(echoed == payload)
+        #expect(server.lastRequest?.body == payload)
+        #expect(server.lastRequest?.chunked == false)
+      }
+    }
+
+    @Test func fileBodiesArriveByteExact() async throws {
+      try await withServer { server, transport in
+        let payload = Routes.body(6 << 20)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("malibu-curl-\(UUID()).bin")
+        try payload.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let progress = Box<[TransferProgress]>([])
+        var options = TransferOptions()
+        options.progress = { value in progress.update { $0.append(value) } }
+        let (_, echoed, _) = try await transport.data(
+          for: request(.post, server.url("/echo")),
+          body: try .file(file),
+          options: options,
+          upTo: 8 << 20
+        )
+        #expect(echoed == payload)
+        let received = try #require(server.lastRequest)
+        #expect(received.header("Content-Length") == String(payload.count))
+        #expect(received.body == payload)
+        let values = progress.value
+        #expect(values.last?.uploaded == Int64(payload.count))
+        #expect(values.last?.uploadTotal == Int64(payload.count))
+        #expect(values.last?.downloaded == Int64(payload.count))
+        for (previous, next) in zip(values, values.dropFirst()) {
+          #expect(next.uploaded >= previous.uploaded && next.downloaded >= previous.downloaded)
+        }
+      }
+    }
+
+    @Test(arguments: [false, true])
+    func streamBodiesArriveByteExact(knownLength: Bool) async throws {
+      try await withServer { server, transport in
+        let pieces = (0..<40).map { Routes.body(50_000 + $0) }
+        let payload = pieces.reduce(Data(), +)
+        let chunks = AsyncStream<Data> { continuation in
+          Task {
+            for piece in pieces {
+              continuation.yield(piece)
+              try? await Task.sleep(for: .milliseconds(1))
+            }
+            continuation.finish()
+          }
+        }
+        let body = RequestBody.stream(chunks, length: knownLength ? UInt64(payload.count) : nil)
+        let (_, echoed, _) = try await transport.data(
+          for: request(.post, server.url("/echo")),
+          body: body,
+          options: .init(),
+          upTo: 8 << 20
+        )
+        #expect(echoed == payload)
+        let received = try #require(server.lastRequest)
+        #expect(received.chunked == !knownLength)
+        #expect(received.body == payload)
+      }
+    }
+
+    @Test(arguments: ["data", "stream", "file"])
+    func gzipCompressedBodiesArriveByteExact(kind: String) async throws {
+      try await withServer { server, transport in
+        let payload = Routes.body(2 << 20)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("malibu-curl-\(UUID()).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let body: RequestBody
+        switch kind {
+        case "data":
+          body = .data(payload)
+        case "file":
+          try payload.write(to: file)
+          body = try .file(file)
+        default:
+          body = .stream(
+            AsyncStream {
+              $0.yield(payload.prefix(1 << 20))
+              $0.yield(payload.dropFirst(1 << 20))
+              $0.finish()
+            },
+            length: nil
+          )
+        }
+        var options = TransferOptions()
+        options.requestCompression = .gzip
+        _ = try await transport.data(
+          for: request(.post, server.url("/echo")),
+          body: body,
+          options: options,
+          upTo: 8 << 20
+        )
+        let received = try #require(server.lastRequest)
+        #expect(received.header("Content-Encoding") == "gzip")
+        #expect(received.chunked)
+        #expect(received.body.count < payload.count)
+        #expect(try Gzip.inflate(received.body) == payload)
+      }
+    }
+
+    @Test func aStreamedBodyThatFailsEndsTheRequest() async throws {
+      try await withServer { server, transport in
+        struct Broken: Error {}
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+          continuation.yield(Data("first".utf8))
+          continuation.finish(throwing: Broken())
+        }
+        let code = await errorCode {
+          _ = try await transport.data(
+            for: request(.post, server.url("/echo")),
+            body: .stream(chunks, length: nil),
+            options: .init(),
+            upTo: 100
+          )
+        }
+        #expect(code == .invalidRequest)
+        try await expectServes(transport, server)
+      }
+    }
+  }
+}

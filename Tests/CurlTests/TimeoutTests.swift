@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+import Testing
+
+@testable import MalibuCurl
+
+extension CurlTests {
+  @Suite struct Timeouts {
+    @Test func connectTimeoutWhileTheHandshakeHangs() async throws {
+      let backlog = FullBacklog()
+      let transport = CurlTransport()
+      defer { transport.shutdown() }
+      var options = TransferOptions()
+      options.timeouts = MalibuTransport.Timeouts(connect: .milliseconds(150), idle: .milliseconds(50), total: nil)
+      let code = await errorCode {
+        _ = try await transport.data(
+          for: request(URL(string: "http://127.0.0.1:\(backlog.port)/")!),
+          body: nil,
+          options: options,
+          upTo: 100
+        )
+      }
+      #expect(code == .connectTimeout)
+    }
+
+    @Test func idleTimeoutWhenTheServerStalls() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(150), total: nil)
+        for path in ["/stall", "/stall-body?n=1000&sent=10"] {
+          let code = await errorCode {
+            _ = try await transport.data(for: request(server.url(path)), body: nil, options: options, upTo: 10_000)
+          }
+          #expect(code == .idleTimeout)
+        }
+        try await expectServes(transport, server)
+      }
+    }
+
+    @Test func aSlowButSteadyServerIsNotIdle() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(400), total: nil)
+        let (_, data, _) = try await transport.data(
+          for: request(server.url("/drip?n=6&delay=100")),
+          body: nil,
+          options: options,
+          upTo: 100
+        )
+        #expect(data == Routes.body(6))
+      }
+    }
+
+    @Test func totalTimeoutAcrossTheWholeTransfer() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .seconds(5), total: .milliseconds(300))
+        let code = await errorCode {
+          _ = try await transport.data(
+            for: request(server.url("/drip?n=100&delay=20")),
+            body: nil,
+            options: options,
+            upTo: 1000
+          )
+        }
+        #expect(code == .totalTimeout)
+        let streamed = await errorCode {
+          let response = try await transport.send(
+            request(server.url("/drip?n=100&delay=20")),
+            body: nil,
+            options: options
+          )
+          for try await _ in response.body {}
+        }
+        #expect(streamed == .totalTimeout)
+        try await expectServes(transport, server)
+      }
+    }
+
+    @Test func timeWhileWePausedForAReaderIsNotIdle() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(200), total: nil)
+        let size = 16 << 20
+        let response = try await transport.send(request(server.url("/large?n=\(size)")), body: nil, options: options)
+        var iterator = response.body.makeAsyncIterator()
+        var total = try await iterator.next()?.count ?? 0
+        try await Task.sleep(for: .milliseconds(700))
+        while let chunk = try await iterator.next() { total += chunk.count }
+        #expect(total == size)
+      }
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import HTTPTypes
+import MalibuCore
+import MalibuGzip
+import MalibuTransport
+import Testing
+
+@testable import MalibuURLSession
+
+extension URLSessionTransportTests {
+  @Suite struct Bodies {
+    @Test(arguments: [1, 100 * 1024, 3 << 20])
+    func dataBodyIsByteExact(size: Int) async throws {
+      let fixture = try Fixture()
+      let body = pattern(size)
+      _ = try await fixture.fetch(fixture.request(.put, "/echo"), body: .data(body))
+      let received = try #require(fixture.last)
+      #expect(received.body == body)
+      #expect(received.value("Content-Length") == String(size))
+      #expect(!received.wasChunked)
+    }
+
+    @Test func fileBodyIsByteExactWithItsLength() async throws {
+      let fixture = try Fixture()
+      let url = FileManager.default.temporaryDirectory.appendingPathComponent("malibu-test-\(UUID().uuidString)")
+      let body = pattern(5 << 20 + 17)
+      try body.write(to: url)
+      defer { try? FileManager.default.removeItem(at: url) }
+      _ = try await fixture.fetch(fixture.request(.post, "/echo"), body: try .file(url))
+      let received = try #require(fixture.last)
+      #expect(received.body == body)
+      #expect(received.value("Content-Length") == String(body.count))
+      #expect(!received.wasChunked)
+    }
+
+    /// A source of known length is sent with that length (spooled first on Linux, see the catalog).
+    @Test(arguments: [10_000, 2 << 20])
+    func sourceOfKnownLengthKeepsItsLength(size: Int) async throws {
+      let fixture = try Fixture()
+      let body = pattern(size)
+      let source = MemorySource(data: body, announcesLength: true)
+      _ = try await fixture.fetch(fixture.request(.post, "/echo"), body: .source(source))
+      let received = try #require(fixture.last)
+      #expect(received.body == body)
+      #expect(received.value("Content-Length") == String(size))
+      #expect(!received.wasChunked)
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        .filter { $0.hasPrefix("malibu-upload-") }
+      #expect(leftovers.isEmpty)
+    }
+
+    @Test func sourceOfUnknownLengthIsSentChunked() async throws {
+      let fixture = try Fixture()
+      let body = pattern(300_000)
+      _ = try await fixture.fetch(
+        fixture.request(.post, "/echo"),
+        body: .source(MemorySource(data: body, announcesLength: false))
+      )
+      let received = try #require(fixture.last)
+      #expect(received.body == body)
+      #expect(received.wasChunked)
+    }
+
+    /// On Linux a streamed body is read to the end before the request starts (FoundationNetworking would read it on a
+    /// queue all its sessions share), so its length is known and sent; Apple platforms stream it chunked.
+    @Test(arguments: [200_000, 3 << 20])
+    func streamOfUnknownLengthIsByteExact(size: Int) async throws {
+      let fixture = try Fixture()
+      let body = pattern(size)
+      let stream = chunks(of: body, size: 10_000, delay: .milliseconds(1))
+      _ = try await fixture.fetch(fixture.request(.put, "/echo"), body: .stream(stream, length: nil))
+      let received = try #require(fixture.last)
+      #expect(received.body == body)
+      #if canImport(FoundationNetworking)
+      #expect(!received.wasChunked)
+      #expect(received.value("Content-Length") == String(size))
+      #else
+      #expect(received.wasChunked)
+      #endif
+    }
+
+    @Test(arguments: [5000, 1 << 21])
+    func streamOfKnownLengthIsSentWithIt(size: Int) async throws {
+      let fixture = try Fixture()
+      let body = pattern(size)
+      let stream = chunks(of: body, size: 65_536)
+      _ = try await fixture.fetch(
+        fixture.request(.post, "/echo"),
+        body: .stream(stream, length: UInt64(size))
+      )
+      let received = try #require(fixture.last)
+      #expect(received.body == body)
+      #expect(received.value("Content-Length") == String(size))
+    }
+
+    @Test func streamThatBreaksItsLengthIsInvalid() async throws {
+      let fixture = try Fixture()
+      let stream = chunks(of: pattern(100), size: 10)
+      let error = await transportError {
+        _ = try await fixture.fetch(fixture.request(.post, "/echo"), body: .stream(stream, length: 200))
+      }
+      #expect(error?.code == .invalidRequest)
+      #expect(fixture.server.requests.isEmpty)
+    }
+
+    /// A streamed body waits for its producer; other transfers of the transport are not held up meanwhile.
+    @Test func slowStreamDoesNotHoldUpOtherRequests() async throws {
+      let fixture = try Fixture()
+      let slow = AsyncThrowingStream<Data, any Error> { continuation in
+        continuation.yield(Data("first".utf8))
+        let task = Task {
+          try? await Task.sleep(for: .seconds(30))
+          continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+      }
+      let upload = Task {
+        try await fixture.fetch(fixture.request(.post, "/echo?slow"), body: .stream(slow, length: nil))
+      }
+      for _ in 0..<5 {
+        let response = try await fixture.fetch(fixture.request(.get, "/bytes?size=10"))
+        #expect(response.body == pattern(10))
+      }
+      upload.cancel()
+      let error = await transportError { _ = try await upload.value }
+      #expect(error?.code == .cancelled)
+      #if canImport(FoundationNetworking)
+      #expect(!fixture.server.requests.contains { $0.target == "/echo?slow" })
+      #endif
+    }
+
+    @Test func requestCompressionSendsGzipChunked() async throws {
+      let fixture = try Fixture()
+      let body = Data(String(repeating: "compress me please ", count: 5000).utf8)
+      var options = TransferOptions()
+      options.requestCompression = .gzip
+      let payloads = [
+        RequestBody.data(body), .source(MemorySource(data: body, announcesLength: true)),
+        .stream(chunks(of: body, size: 4096), length: nil),
+      ]
+      for payload in payloads {
+        _ = try await fixture.fetch(fixture.request(.post, "/echo"), body: payload, options: options)
+        let received = try #require(fixture.last)
+        #expect(received.value("Content-Encoding") == "gzip")
+        #expect(received.wasChunked)
+        #expect(received.body.count < body.count / 10)
+        #expect(try Gzip.inflate(received.body) == body)
+      }
+    }
+
+    @Test func failingSourceEndsTheTransferAsInvalidRequest() async throws {
+      let fixture = try Fixture()
+      let source = MemorySource(data: pattern(500_000), announcesLength: false, failAfter: 100_000)
+      let error = await transportError {
+        _ = try await fixture.fetch(fixture.request(.post, "/echo"), body: .source(source))
+      }
+      #expect(error?.code == .invalidRequest)
+      #expect(error?.underlyingError is MemorySource.Broken)
+      let after = try await fixture.fetch(fixture.request(.get, "/bytes?size=5"))
+      #expect(after.body == pattern(5))
+    }
+
+    @Test func uploadProgressIsMonotonicAndComplete() async throws {
+      let fixture = try Fixture()
+      let body = pattern(4 << 20)
+      let seen = Locked<[TransferProgress]>([])
+      var options = TransferOptions()
+      options.progress = { progress in seen.withLock { $0.append(progress) } }
+      _ = try await fixture.fetch(fixture.request(.post, "/sink"), body: .data(body), options: options)
+      let values = seen.withLock { $0 }
+      #expect(!values.isEmpty)
+      #expect(
+        zip(values, values.dropFirst()).allSatisfy { $0.uploaded <= $1.uploaded && $0.downloaded <= $1.downloaded }
+      )
+      #expect(values.last?.uploaded == Int64(body.count))
+      #expect(values.last?.uploadTotal == Int64(body.count))
+    }
+  }
+}

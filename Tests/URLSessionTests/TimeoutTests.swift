@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+import Testing
+
+@testable import MalibuURLSession
+
+extension URLSessionTransportTests {
+  @Suite struct Timeouts {
+    @Test(arguments: ["/stall-head", "/stall-body"])
+    func silenceEndsAsIdleTimeout(path: String) async throws {
+      let fixture = try Fixture()
+      let error = await transportError {
+        _ = try await fixture.fetch(fixture.request(.get, path), options: timeouts(idle: .milliseconds(300)))
+      }
+      #expect(error?.code == .idleTimeout)
+      #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=4")).body == pattern(4))
+    }
+
+    @Test func idleTimeoutIsResetByEveryByte() async throws {
+      let fixture = try Fixture()
+      let response = try await fixture.fetch(
+        fixture.request(.get, "/drip?chunks=6&size=10&delay=100"),
+        options: timeouts(idle: .milliseconds(600))
+      )
+      #expect(response.body.count == 60)
+    }
+
+    @Test func totalTimeoutStopsATransferThatKeepsMoving() async throws {
+      let fixture = try Fixture()
+      let error = await transportError {
+        _ = try await fixture.fetch(
+          fixture.request(.get, "/drip?chunks=50&size=10&delay=50"),
+          options: timeouts(idle: .seconds(5), total: .milliseconds(500))
+        )
+      }
+      #expect(error?.code == .totalTimeout)
+    }
+
+    @Test func totalTimeoutWhileStreamingTheBody() async throws {
+      let fixture = try Fixture()
+      let response = try await fixture.transport.send(
+        fixture.request(.get, "/drip?chunks=50&size=10&delay=50"),
+        body: nil,
+        options: timeouts(idle: .seconds(5), total: .seconds(1))
+      )
+      let error = await transportError {
+        for try await _ in response.body {}
+      }
+      #expect(error?.code == .totalTimeout)
+    }
+
+    /// URLSession has no connect event: the connect timeout runs until the response head or the first request-body
+    /// bytes sent (see the catalog).
+    @Test func connectTimeoutRunsUntilTheFirstSignOfLife() async throws {
+      let fixture = try Fixture()
+      let error = await transportError {
+        _ = try await fixture.fetch(
+          fixture.request(.get, "/stall-head"),
+          options: timeouts(connect: .milliseconds(300), idle: .seconds(10))
+        )
+      }
+      #expect(error?.code == .connectTimeout)
+      // Once the head is there, only idle and total count.
+      let response = try await fixture.fetch(
+        fixture.request(.get, "/drip?chunks=5&size=5&delay=300"),
+        options: timeouts(connect: .seconds(1), idle: .seconds(10))
+      )
+      #expect(response.body.count == 25)
+    }
+
+    @Test func defaultOptionsWork() async throws {
+      let fixture = try Fixture()
+      let response = try await fixture.fetch(fixture.request(.get, "/bytes?size=100"), options: TransferOptions())
+      #expect(response.body == pattern(100))
+    }
+  }
+}
