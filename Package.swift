@@ -74,7 +74,9 @@ let package = Package(
     // Integration suite: every transport against local httpbin and nginx (started by the suite itself).
     .testTarget(
       name: "MalibuIntegrationTests",
-      dependencies: ["MalibuTransport", "MalibuGzip"],
+      dependencies: [
+        "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
+      ],
       path: "Integration"
     ),
   ]

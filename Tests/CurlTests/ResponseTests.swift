@@ -169,10 +169,11 @@ extension CurlTests {
           try await Task.sleep(for: .milliseconds(3))
         }
         #expect(total == size)
-        // The channel pauses the transfer above its high-water mark (libcurl may have read one more buffer). The
-        // measure also counts the chunk on its way to the reader, which can be up to a high-water mark of its own.
+        // The channel pauses the transfer above its high-water mark; libcurl may finish the buffers of the round it
+        // was in, and the measure also counts the chunk in the reader's hands, which can be a high-water mark of its
+        // own. What matters: far below the 64 MiB body, whatever the load on the machine.
         #expect(chunks >= 8)
-        #expect(peak.value <= 2 * BodyChannel.highWater + 2 * transport.configuration.receiveBufferSize)
+        #expect(peak.value <= 3 * BodyChannel.highWater, "held \(peak.value) bytes at the peak")
       }
     }
   }

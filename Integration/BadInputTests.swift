@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import MalibuTransport
+import Testing
+
+/// Bad input ends the request with a precise error, and the transport keeps serving.
+@Suite("Bad input", .serialized)
+struct BadInputTests {
+  @Test(arguments: Backend.allCases)
+  func connectionRefused(_ backend: Backend) async throws {
+    let port = try refusedPort()
+    await expectTransportError(.connectionRefused) {
+      try await backend.exchange(URL(string: "http://127.0.0.1:\(port)/")!)
+    }
+    #expect(try await backend.exchange(Servers.httpbin("/get")).status == 200)
+  }
+
+  @Test(arguments: Backend.allCases)
+  func unresolvableHost(_ backend: Backend) async throws {
+    await expectTransportError(.dnsFailure) {
+      try await backend.exchange(URL(string: "http://nothing.invalid/")!)
+    }
+    #expect(try await backend.exchange(Servers.httpbin("/get")).status == 200)
+  }
+
+  @Test(arguments: Backend.allCases)
+  func malformedURL(_ backend: Backend) async throws {
+    let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:bad port", path: "/")
+    await expectTransportError(.invalidRequest) {
+      try await backend.transport.send(request, body: nil, options: TransferOptions())
+    }
+    let noScheme = HTTPRequest(method: .get, scheme: "ftp", authority: "127.0.0.1", path: "/")
+    await expectTransportError(.invalidRequest) {
+      try await backend.transport.send(noScheme, body: nil, options: TransferOptions())
+    }
+  }
+
+  @Test(arguments: Backend.allCases)
+  func bodyLargerThanTheCollectLimit(_ backend: Backend) async throws {
+    await expectTransportError(.bodyTooLarge) {
+      try await backend.exchange(Servers.nginx("/identity/1m.bin"), limit: 1000)
+    }
+    #expect(try await backend.exchange(Servers.nginx("/1k.bin")).data.count == 1024)
+  }
+
+  @Test(arguments: Backend.allCases, ["/bad/truncated.gz", "/bad/not-gzip"])
+  func brokenGzipIsADecodingError(_ backend: Backend, _ path: String) async throws {
+    if backend == .urlSession && path == "/bad/truncated.gz" {
+      // FoundationNetworking inflates by itself and reports a gzip body cut short (with a complete Content-Length)
+      // as a shorter body, not as an error; the transport never sees the encoded bytes (README, "Transports").
+      await withKnownIssue("URLSession on Linux cannot detect a truncated gzip body") {
+        await expectTransportError(.decodingFailed) {
+          try await backend.exchange(Servers.nginx(path), headers: ["Accept-Encoding": "gzip"])
+        }
+      }
+    } else {
+      await expectTransportError(.decodingFailed) {
+        try await backend.exchange(Servers.nginx(path), headers: ["Accept-Encoding": "gzip"])
+      }
+    }
+    #expect(try await backend.exchange(Servers.nginx("/1k.bin")).data.count == 1024)
+  }
+
+  @Test(arguments: Backend.allCases)
+  func decompressionBombBeyondTheLimit(_ backend: Backend) async throws {
+    var options = TransferOptions()
+    options.decompression = .enabled(limit: 1 << 20)
+    await expectTransportError(.bodyTooLarge) {
+      try await backend.exchange(Servers.nginx("/bad/bomb.gz"), headers: ["Accept-Encoding": "gzip"], options: options)
+    }
+    let whole = try await backend.exchange(Servers.nginx("/bad/bomb.gz"), headers: ["Accept-Encoding": "gzip"])
+    #expect(whole.data.count == BadContent.bombSize)
+  }
+}
+
+extension BadInputTests {
+  @Test(arguments: Backend.allCases)
+  func serverClosingMidBody(_ backend: Backend) async throws {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"
+    let server = try CannedServer(response: Data(head.utf8) + Data(repeating: 65, count: 1000))
+    defer { server.close() }
+    await expectTransportError(.connectionReset) {
+      try await backend.exchange(URL(string: "http://127.0.0.1:\(server.port)/")!)
+    }
+    #expect(try await backend.exchange(Servers.httpbin("/get")).status == 200)
+  }
+}
