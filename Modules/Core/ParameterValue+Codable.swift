@@ -1,8 +1,9 @@
 extension ParameterValue: Codable {
   /// Decodes a value from JSON-like data: integers that fit in `Int` become ``int(_:)``, other numbers
-  /// ``double(_:)``.
+  /// ``double(_:)``; an integer beyond `Int` is an error (as it is for a parameter given directly), never a rounded
+  /// `Double`.
   /// - Parameter decoder: The decoder to read from.
-  /// - Throws: `DecodingError` when the data is not a JSON-like value.
+  /// - Throws: `DecodingError` when the data is not a JSON-like value or holds an integer beyond `Int`.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
@@ -11,6 +12,11 @@ extension ParameterValue: Codable {
       self = .bool(bool)
     } else if let int = try? container.decode(Int.self) {
       self = .int(int)
+    } else if let big = try? container.decode(UInt64.self) {
+      throw DecodingError.dataCorruptedError(
+        in: container,
+        debugDescription: "the integer \(big) does not fit in Int"
+      )
     } else if let double = try? container.decode(Double.self) {
       self = .double(double)
     } else if let string = try? container.decode(String.self) {

@@ -13,6 +13,10 @@ struct ParameterValueTests {
 
   final class NotEncodable: Sendable {}
 
+  struct BigCounter: Encodable, Sendable {
+    let count: UInt64
+  }
+
   static let supported: [(name: String, value: any Sendable, expected: ParameterValue)] = [
     ("Bool", true, .bool(true)),
     ("Int", 42, .int(42)),
@@ -72,6 +76,7 @@ struct ParameterValueTests {
     ("NaN", ["n": Double.nan], "'n'"),
     ("infinity nested", ["a": ["b": [1.0, Double.infinity]]], "'a[b][1]'"),
     ("class nested in array", ["list": [1, NotEncodable()] as [any Sendable]], "'list[1]'"),
+    ("UInt64 too large inside an Encodable", ["big": BigCounter(count: UInt64.max)], "'big'"),
   ]
 
   @Test(arguments: unsupported)
