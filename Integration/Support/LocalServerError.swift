@@ -13,7 +13,7 @@ struct LocalServerError: Error, CustomStringConvertible {
 
     /// The repository root (the folder holding `Tools/servers/`) was not found above the harness's source file.
     static let repositoryNotFound = Code("repositoryNotFound")
-    /// The server's program (nginx, or the `.venv` with gunicorn) is not installed.
+    /// The server's program (nginx, openssl, or the `.venv` with gunicorn) is not installed.
     static let executableMissing = Code("executableMissing")
     /// The server's files (run directory, config, static files) could not be written.
     static let fileSystem = Code("fileSystem")
@@ -21,6 +21,8 @@ struct LocalServerError: Error, CustomStringConvertible {
     static let startFailed = Code("startFailed")
     /// The server kept running but never answered on its port within the start timeout.
     static let notReady = Code("notReady")
+    /// The TLS test server's CA, certificate or pin could not be made or checked with the `openssl` CLI.
+    static let tlsMaterial = Code("tlsMaterial")
 
     var description: String { rawValue }
   }

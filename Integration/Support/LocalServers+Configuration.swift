@@ -8,6 +8,9 @@ extension LocalServers {
     var repositoryRoot: URL
     /// The nginx binary; nil searches `MALIBU_NGINX`, `PATH`, then the usual sbin folders.
     var nginxExecutable: URL?
+    /// The `openssl` CLI that makes the TLS test server's certificates; nil searches `MALIBU_OPENSSL`, `PATH`, then
+    /// the usual bin folders.
+    var opensslExecutable: URL?
     /// The virtual environment with httpbin and gunicorn (made by `Tools/scripts/setup-servers.sh`).
     var virtualEnvironment: URL
     /// Persistent files (the static files, `www/`) and one run directory per test process (`run-PID/`).
@@ -79,6 +82,30 @@ extension LocalServers {
         .executableMissing,
         "nginx is not installed: no executable nginx in MALIBU_NGINX, PATH, /usr/sbin, /usr/local/sbin, "
           + "/usr/local/bin or /opt/homebrew/bin.\n" + LocalServerError.fixHint(repositoryRoot: repositoryRoot)
+      )
+    }
+
+    /// The openssl binary to run, or an error naming the places searched and the fix.
+    func resolvedOpenSSL() throws(LocalServerError) -> URL {
+      var candidates: [String] = []
+      if let opensslExecutable {
+        candidates = [opensslExecutable.path]
+      } else {
+        if let override = ProcessInfo.processInfo.environment["MALIBU_OPENSSL"], !override.isEmpty {
+          candidates.append(override)
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        candidates += path.split(separator: ":").map { "\($0)/openssl" }
+        candidates += ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+      }
+      if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
+        return URL(fileURLWithPath: found)
+      }
+      throw LocalServerError(
+        .executableMissing,
+        "openssl is not installed (it makes the TLS test server's certificates): none of "
+          + "\(candidates.joined(separator: ", ")) is an executable file.\n"
+          + LocalServerError.fixHint(repositoryRoot: repositoryRoot)
       )
     }
 

@@ -14,7 +14,14 @@ import Foundation
 ///
 /// nginx serves `/1k.bin`, `/1m.bin`, `/100m.bin` (gzip when asked), the same files uncompressed under
 /// `/identity/`, `/upload` (reads any body, then answers `{"method":..,"received":N}`), `/discard` (answers at once,
-/// drops the body) and `/health`.
+/// drops the body) and `/health`. A second nginx port speaks TLS only (``nginxTLS()``): HTTP/2 or HTTP/1.1, a
+/// certificate signed by the suite's private test CA (``tlsMaterial()``), serving `/health`, the static files,
+/// `/identity/` and `/protocol` (the protocol the request came in with: `HTTP/2.0` or `HTTP/1.1`).
+///
+/// ```swift
+/// let secure = try await LocalServers.shared.nginxTLS()       // https://127.0.0.1:PORT
+/// let material = try await LocalServers.shared.tlsMaterial()  // material.caFile, material.pin
+/// ```
 actor LocalServers {
   /// A server the harness can start.
   enum Server: String, Sendable, CaseIterable {
@@ -49,6 +56,26 @@ actor LocalServers {
   /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
   func nginx() async throws -> URL {
     try await baseURL(of: .nginx)
+  }
+
+  /// The base URL of nginx's TLS port, `https://127.0.0.1:PORT`, starting nginx on first use. Its certificate is
+  /// valid for `127.0.0.1` and `localhost` only for a client that trusts ``tlsMaterial()``'s `caFile`.
+  /// - Throws: `LocalServerError` when nginx cannot start; every later call throws the same error.
+  func nginxTLS() async throws -> URL {
+    try await tlsEndpoint().baseURL
+  }
+
+  /// The test CA and the server's public-key pin of ``nginxTLS()``, starting nginx on first use.
+  /// - Throws: `LocalServerError` when nginx cannot start; every later call throws the same error.
+  func tlsMaterial() async throws -> TLSMaterial {
+    try await tlsEndpoint().material
+  }
+
+  private func tlsEndpoint() async throws -> ServerProcess.TLSEndpoint {
+    guard let endpoint = try await process(of: .nginx).tls else {
+      throw LocalServerError(.startFailed, "nginx was started without its TLS port.")
+    }
+    return endpoint
   }
 
   /// The base URL of `server`, starting it on first use. Concurrent callers share one start.

@@ -8,8 +8,9 @@ import Musl
 import Darwin
 #endif
 
-/// Starts one server: prepares its run directory, picks a free port, runs it under the supervisor and waits until it
-/// answers. A port taken in the meantime is retried with another; any other failure is a ``LocalServerError``.
+/// Starts one server: prepares its run directory, picks free ports (nginx takes two: plain HTTP and TLS), runs it under
+/// the supervisor and waits until it answers on its plain port. A port taken in the meantime is retried with another;
+/// any other failure is a ``LocalServerError``.
 /// Everything here blocks (file generation, process start, socket probes), so ``LocalServers`` runs it on a thread of
 /// its own, never on the concurrency pool the tests share.
 struct ServerLauncher: Sendable {
@@ -37,8 +38,8 @@ struct ServerLauncher: Sendable {
     switch server {
     case .httpbin:
       let python = try configuration.resolvedPython()
-      return try launch(server, runDirectory: runDirectory) { port in
-        (python, httpbinArguments(port: port, runDirectory: runDirectory))
+      return try launch(server, runDirectory: runDirectory) { ports in
+        (python, httpbinArguments(port: ports.plain, runDirectory: runDirectory))
       }
     case .nginx:
       let nginx = try configuration.resolvedNginx()
@@ -50,9 +51,15 @@ struct ServerLauncher: Sendable {
       } catch {
         throw LocalServerError(.fileSystem, "cannot write nginx's static files into \(www.path).", cause: error)
       }
-      return try launch(server, runDirectory: runDirectory) { port throws(LocalServerError) in
+      // nginx loads this start's private copy, `tls/` in the run directory, which the template names.
+      let tls = try TLSMaterial.prepare(
+        stateDirectory: configuration.stateDirectory,
+        runDirectory: runDirectory,
+        openssl: OpenSSL(executable: configuration.resolvedOpenSSL())
+      )
+      return try launch(server, runDirectory: runDirectory, tls: tls) { ports throws(LocalServerError) in
         let config = runDirectory.appendingPathComponent("nginx.conf")
-        let text = render(template, port: port, runDirectory: runDirectory, www: www)
+        let text = render(template, ports: ports, runDirectory: runDirectory, www: www)
         do {
           try text.write(to: config, atomically: true, encoding: .utf8)
         } catch {
@@ -65,17 +72,26 @@ struct ServerLauncher: Sendable {
 
   // MARK: - Launching
 
+  /// The ports of one attempt: the plain one every server has, and the TLS one of a server started with TLS material.
+  private struct Ports {
+    let plain: UInt16
+    let tls: UInt16?
+  }
+
   private func launch(
     _ server: LocalServers.Server,
     runDirectory: URL,
-    command: (UInt16) throws(LocalServerError) -> (URL, [String])
+    tls: TLSMaterial? = nil,
+    command: (Ports) throws(LocalServerError) -> (URL, [String])
   ) throws(LocalServerError) -> ServerProcess {
     var lastFailure: LocalServerError?
     for attempt in 1...Self.portAttempts {
-      guard let port = LoopbackSocket.freePort() else {
+      guard let free = Self.freePorts(count: tls == nil ? 1 : 2) else {
         throw LocalServerError(.startFailed, "no free port on 127.0.0.1 for \(server.rawValue).")
       }
-      let (executable, arguments) = try command(port)
+      let ports = Ports(plain: free[0], tls: tls == nil ? nil : free[1])
+      let port = ports.plain
+      let (executable, arguments) = try command(ports)
       // nginx: TERM is its fast shutdown; gunicorn: TERM is graceful (a second or more), INT is quick.
       let stopSignal = server == .nginx ? "TERM" : "INT"
       let logFile = runDirectory.appendingPathComponent("\(server.rawValue)-\(attempt).log")
@@ -90,10 +106,15 @@ struct ServerLauncher: Sendable {
       )
       switch waitUntilReady(server, process, isRunning: { handle.isRunning }) {
       case .ready:
+        var process = process
+        if let tls, let tlsPort = ports.tls {
+          process.tls = ServerProcess.TLSEndpoint(port: tlsPort, material: tls)
+        }
         return process
       case .portTaken:
         process.stop()
-        lastFailure = failure(.startFailed, server, process, "port \(port) was taken by another process")
+        let taken = ports.tls.map { "port \(port) or \($0)" } ?? "port \(port)"
+        lastFailure = failure(.startFailed, server, process, "\(taken) was taken by another process")
       case .exited:
         let status = handle.terminationStatus
         process.stop()
@@ -109,6 +130,18 @@ struct ServerLauncher: Sendable {
       }
     }
     throw lastFailure ?? LocalServerError(.startFailed, "\(server.rawValue) did not start.")
+  }
+
+  /// `count` distinct ports that were free a moment ago, or nil when the kernel has none to give.
+  private static func freePorts(count: Int) -> [UInt16]? {
+    var ports: [UInt16] = []
+    for _ in 0..<(count * 4) where ports.count < count {
+      guard let port = LoopbackSocket.freePort() else { return nil }
+      if !ports.contains(port) {
+        ports.append(port)
+      }
+    }
+    return ports.count == count ? ports : nil
   }
 
   private enum Readiness {
@@ -197,9 +230,10 @@ struct ServerLauncher: Sendable {
     }
   }
 
-  private func render(_ template: String, port: UInt16, runDirectory: URL, www: URL) -> String {
+  private func render(_ template: String, ports: Ports, runDirectory: URL, www: URL) -> String {
     template
-      .replacingOccurrences(of: "@PORT@", with: String(port))
+      .replacingOccurrences(of: "@TLS_PORT@", with: ports.tls.map { String($0) } ?? "")
+      .replacingOccurrences(of: "@PORT@", with: String(ports.plain))
       .replacingOccurrences(of: "@RUN_DIR@", with: runDirectory.path)
       .replacingOccurrences(of: "@WWW_DIR@", with: www.path)
       // As root, nginx would run its worker as `nobody`, who may not read a tree under /root.

@@ -25,8 +25,22 @@ struct ServerProcess: Sendable {
   /// Where the server's stdout and stderr go.
   let logFile: URL
 
+  /// The TLS port and its certificates, for a server that has one (nginx).
+  var tls: TLSEndpoint?
+
   /// `http://127.0.0.1:PORT`.
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+  /// A server's second, TLS-only port.
+  struct TLSEndpoint: Sendable {
+    /// The loopback port.
+    let port: UInt16
+    /// The CA, certificate and pin the port's certificate belongs to.
+    let material: TLSMaterial
+
+    /// `https://127.0.0.1:PORT`.
+    var baseURL: URL { URL(string: "https://127.0.0.1:\(port)")! }
+  }
 
   /// Starts `executable arguments` under the supervisor, output to `logFile`, and records its process group.
   /// `stopSignal` ("TERM", "INT") is the server's fast-shutdown signal, which the supervisor sends it when stopped.

@@ -79,6 +79,11 @@ enum Servers {
   static func nginx(_ path: String) async throws -> URL {
     try await URL(string: path, relativeTo: LocalServers.shared.nginx())!.absoluteURL
   }
+
+  /// nginx's TLS port (see ``LocalServers/nginxTLS()``).
+  static func nginxTLS(_ path: String) async throws -> URL {
+    try await URL(string: path, relativeTo: LocalServers.shared.nginxTLS())!.absoluteURL
+  }
 }
 
 /// Expects a `TransportError` with the given code.

@@ -2,6 +2,7 @@
 # Installs the local servers the integration suite (Integration/) starts, and only what is missing. Safe to run again:
 # a second run changes nothing and says so.
 #   nginx    Debian's package; its system service is never started (we run the binary from a private config).
+#   openssl  Debian's package: the suite makes its TLS server's test CA and certificate with the CLI.
 #   httpbin  served by gunicorn, from PyPI into the project's own .venv, pinned in Tools/servers/requirements.txt.
 # Environment: PYTHON (default python3) picks the interpreter the venv is made from.
 set -euo pipefail
@@ -77,13 +78,27 @@ else
   nginx_bin="$(find_nginx)" || fail "nginx was installed but no nginx binary was found"
 fi
 
-# The binary must run from a private config, without root paths: check our template the way the suite renders it.
+# --- openssl -----------------------------------------------------------------------------------------------------
+if command -v openssl >/dev/null 2>&1; then
+  say "openssl present: $(command -v openssl)"
+else
+  say "installing openssl (Debian package)"
+  apt_install openssl
+  command -v openssl >/dev/null 2>&1 || fail "openssl was installed but no openssl binary was found"
+fi
+
+# The binary must run from a private config, without root paths: check our template the way the suite renders it,
+# with a throwaway self-signed certificate where the suite puts its test certificate (run directory, tls/).
 check_dir="$(mktemp -d)"
 trap 'rm -rf "$check_dir"' EXIT
-mkdir -p "$check_dir/www"
+mkdir -p "$check_dir/www" "$check_dir/tls"
+if ! output="$(openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+  -keyout "$check_dir/tls/server.key" -out "$check_dir/tls/server.pem" </dev/null 2>&1)"; then
+  fail "openssl cannot make a test certificate: $output"
+fi
 user_directive=""
 [ "$(id -u)" -ne 0 ] || user_directive="user root;"
-sed -e "s|@PORT@|8|g" -e "s|@RUN_DIR@|$check_dir|g" -e "s|@WWW_DIR@|$check_dir/www|g" \
+sed -e "s|@TLS_PORT@|9|g" -e "s|@PORT@|8|g" -e "s|@RUN_DIR@|$check_dir|g" -e "s|@WWW_DIR@|$check_dir/www|g" \
   -e "s|@USER_DIRECTIVE@|$user_directive|g" "$template" >"$check_dir/nginx.conf"
 if ! output="$("$nginx_bin" -t -q -p "$check_dir" -c "$check_dir/nginx.conf" -e stderr 2>&1)"; then
   fail "nginx rejects Tools/servers/nginx.conf.template: $output"
