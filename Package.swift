@@ -16,9 +16,13 @@ let package = Package(
     .library(name: "MalibuTransport", targets: ["MalibuTransport"]),
     .library(name: "MalibuCurl", targets: ["MalibuCurl"]),
     .library(name: "MalibuURLSession", targets: ["MalibuURLSession"]),
+    .library(name: "MalibuAuth", targets: ["MalibuAuth"]),
+    .library(name: "MalibuLogging", targets: ["MalibuLogging"]),
+    .library(name: "MalibuMocking", targets: ["MalibuMocking"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
   ],
   targets: [
     // Layer 0
@@ -51,6 +55,16 @@ let package = Package(
     // Layer 4
     .target(name: "MalibuCurl", dependencies: ["MalibuTransport", "CCurl"], path: "Modules/Curl"),
     .target(name: "MalibuURLSession", dependencies: ["MalibuTransport"], path: "Modules/URLSession"),
+    .target(name: "MalibuAuth", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Auth"),
+    .target(
+      name: "MalibuLogging",
+      dependencies: ["MalibuCore", "MalibuTransport", .product(name: "Logging", package: "swift-log")],
+      path: "Modules/Logging"
+    ),
+    .target(name: "MalibuMocking", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Mocking"),
+
+    // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
+    .target(name: "MalibuTestSupport", dependencies: ["MalibuGzip"], path: "Tests/Support"),
 
     // Unit tests, one target per module.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
@@ -63,12 +77,33 @@ let package = Package(
       path: "Tests/SerializationTests"
     ),
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
-    .testTarget(name: "MalibuTransportTests", dependencies: ["MalibuTransport"], path: "Tests/TransportTests"),
-    .testTarget(name: "MalibuCurlTests", dependencies: ["MalibuCurl", "MalibuGzip"], path: "Tests/CurlTests"),
+    .testTarget(
+      name: "MalibuTransportTests",
+      dependencies: ["MalibuTransport", "MalibuGzip"],
+      path: "Tests/TransportTests"
+    ),
+    .testTarget(
+      name: "MalibuCurlTests",
+      dependencies: ["MalibuCurl", "MalibuGzip", "MalibuTestSupport"],
+      path: "Tests/CurlTests"
+    ),
     .testTarget(
       name: "MalibuURLSessionTests",
-      dependencies: ["MalibuURLSession", "MalibuGzip"],
+      dependencies: ["MalibuURLSession", "MalibuGzip", "MalibuTestSupport"],
       path: "Tests/URLSessionTests"
+    ),
+
+    .testTarget(name: "MalibuAuthTests", dependencies: ["MalibuAuth"], path: "Tests/AuthTests"),
+    .testTarget(
+      name: "MalibuLoggingTests",
+      dependencies: ["MalibuLogging", .product(name: "Logging", package: "swift-log")],
+      path: "Tests/LoggingTests"
+    ),
+    .testTarget(
+      name: "MalibuMockingTests",
+      dependencies: ["MalibuMocking"],
+      path: "Tests/MockingTests",
+      resources: [.copy("Fixtures")]
     ),
 
     // Integration suite: every transport against local httpbin and nginx (started by the suite itself).
@@ -76,6 +111,7 @@ let package = Package(
       name: "MalibuIntegrationTests",
       dependencies: [
         "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
+        "MalibuTestSupport",
       ],
       path: "Integration"
     ),

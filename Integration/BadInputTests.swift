@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -76,11 +77,10 @@ struct BadInputTests {
 extension BadInputTests {
   @Test(arguments: Backend.allCases)
   func serverClosingMidBody(_ backend: Backend) async throws {
-    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"
-    let server = try CannedServer(response: Data(head.utf8) + Data(repeating: 65, count: 1000))
-    defer { server.close() }
+    let server = try TestServer()
+    defer { server.stop() }
     await expectTransportError(.connectionReset) {
-      try await backend.exchange(URL(string: "http://127.0.0.1:\(server.port)/")!)
+      try await backend.exchange(server.url("/close-mid?size=100000&sent=1000"))
     }
     #expect(try await backend.exchange(Servers.httpbin("/get")).status == 200)
   }

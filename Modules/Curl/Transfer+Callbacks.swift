@@ -38,7 +38,7 @@ extension Transfer {
   func rewind(offset: curl_off_t, origin: Int32) -> Int32 {
     guard offset == 0, origin == SEEK_SET, let body, body.isRepeatable else { return CCurl_SEEKFUNC_CANTSEEK }
     do {
-      upload = try makeUploadReader()
+      upload = try makeUploadSource()
       return CCurl_SEEKFUNC_OK
     } catch {
       failure = error

@@ -141,7 +141,7 @@ extension Transfer {
       }
       return
     }
-    upload = try makeUploadReader()
+    upload = try makeUploadSource()
     let length: curl_off_t = compressing ? -1 : body.length.map { curl_off_t($0) } ?? -1
     CCurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, length)
     CCurl_easy_setopt_read_function(easy, CURLOPT_READFUNCTION) { buffer, size, count, context in
@@ -157,14 +157,14 @@ extension Transfer {
   }
 
   /// A reader for one pass over the body.
-  func makeUploadReader() throws(TransportError) -> any UploadReader {
-    var reader: any UploadReader
+  func makeUploadSource() throws(TransportError) -> any UploadSource {
+    var reader: any UploadSource
     switch body?.storage {
     case .data(let data):
-      reader = DataUploadReader(data)
+      reader = DataUploadSource(data)
     case .source(let source):
       do {
-        reader = SourceUploadReader(try source.makeReader())
+        reader = ReaderUploadSource(try source.makeReader())
       } catch {
         throw TransportError(
           code: .invalidRequest,
@@ -175,21 +175,14 @@ extension Transfer {
     case .stream(let stream):
       let loop = engine.loop
       let id = self.id
-      let upload = StreamUpload(onReadable: { loop.submit(.resumeSending(id)) })
+      let upload = UploadBuffer(onReadable: { loop.submit(.resumeSending(id)) })
       streamUpload = upload
-      producer = Task {
-        do {
-          try await stream.forEachChunk { chunk in try await upload.deliver(chunk) }
-          upload.finish(nil)
-        } catch {
-          upload.finish(error)
-        }
-      }
-      reader = StreamUploadReader(upload)
+      producer = upload.pump(stream)
+      reader = upload
     case nil:
-      reader = DataUploadReader(Data())
+      reader = DataUploadSource(Data())
     }
-    return compressing ? GzipUploadReader(reader) : reader
+    return compressing ? GzipUploadSource(reader) : reader
   }
 
   private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {

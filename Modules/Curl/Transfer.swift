@@ -41,9 +41,9 @@ final class Transfer {
   var body: RequestBody?
   var compressing = false
   var output = Output.waiting
-  var upload: (any UploadReader)?
+  var upload: (any UploadSource)?
   var uploadData: Data?
-  var streamUpload: StreamUpload?
+  var streamUpload: UploadBuffer?
   var producer: Task<Void, Never>?
   var headerList: UnsafeMutablePointer<curl_slist>?
   var receivePaused = false

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -12,16 +13,21 @@ extension CurlTests {
         for collect in [false, true] {
           let task = Task {
             if collect {
-              _ = try await transport.data(for: request(server.url("/stall")), body: nil, options: .init(), upTo: 100)
+              _ = try await transport.data(
+                for: request(server.url("/stall-head")),
+                body: nil,
+                options: .init(),
+                upTo: 100
+              )
             } else {
-              _ = try await transport.send(request(server.url("/stall")), body: nil, options: .init())
+              _ = try await transport.send(request(server.url("/stall-head")), body: nil, options: .init())
             }
           }
           while server.openConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
           task.cancel()
           let code = await errorCode { try await task.value }
           #expect(code == .cancelled)
-          await server.waitUntilIdle()
+          await server.waitForIdle()
           #expect(server.openConnections == 0)
         }
         try await expectServes(transport, server)
@@ -31,7 +37,7 @@ extension CurlTests {
     @Test func cancellingMidBodyReleasesTheConnection() async throws {
       try await withServer { server, transport in
         let response = try await transport.send(
-          request(server.url("/stall-body?n=100000&sent=5000")),
+          request(server.url("/stall-body?size=100000&sent=5000")),
           body: nil,
           options: .init()
         )
@@ -44,7 +50,7 @@ extension CurlTests {
         reader.cancel()
         let code = await errorCode { _ = try await reader.value }
         #expect(code == .cancelled)
-        await server.waitUntilIdle()
+        await server.waitForIdle()
         #expect(server.openConnections == 0)
         try await expectServes(transport, server)
       }
@@ -54,13 +60,13 @@ extension CurlTests {
       try await withServer { server, transport in
         do {
           let response = try await transport.send(
-            request(server.url("/stall-body?n=100000&sent=5000")),
+            request(server.url("/stall-body?size=100000&sent=5000")),
             body: nil,
             options: .init()
           )
           #expect(response.head.status.code == 200)
         }
-        await server.waitUntilIdle()
+        await server.waitForIdle()
         #expect(server.openConnections == 0)
         try await expectServes(transport, server)
       }
@@ -140,7 +146,7 @@ extension CurlTests {
 
     @Test func serverClosingMidBodyIsConnectionReset() async throws {
       try await withServer { server, transport in
-        let path = "/close-mid-body?n=100000&sent=40000"
+        let path = "/close-mid?size=100000&sent=40000"
         let collected = await errorCode {
           _ = try await transport.data(for: request(server.url(path)), body: nil, options: .init(), upTo: 1 << 20)
         }
@@ -155,11 +161,11 @@ extension CurlTests {
     }
 
     @Test func shutdownCancelsTransfersAndRefusesNewOnes() async throws {
-      let server = try TestServer()
+      let server = try TestServer(echo: .body)
       defer { server.stop() }
       let transport = CurlTransport()
       let pending = Task {
-        try await transport.data(for: request(server.url("/stall")), body: nil, options: .init(), upTo: 100)
+        try await transport.data(for: request(server.url("/stall-head")), body: nil, options: .init(), upTo: 100)
       }
       while server.openConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }
       transport.shutdown()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MalibuGzip
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -27,14 +28,14 @@ extension CurlTests {
         let received = try #require(server.lastRequest)
         #expect(received.method == method.rawValue)
         #expect(received.target == "/echo?q=1")
-        #expect(received.header("Accept") == nil)
-        #expect(received.header("Expect") == nil)
-        #expect(received.header("Content-Type") == nil)
-        #expect(received.header("User-Agent") == "malibu-test")
-        #expect(received.header("X-Custom") == "a value")
-        #expect(received.headers(named: "Cookie") == ["a=1", "b=2"])
+        #expect(received.value("Accept") == nil)
+        #expect(received.value("Expect") == nil)
+        #expect(received.value("Content-Type") == nil)
+        #expect(received.value("User-Agent") == "malibu-test")
+        #expect(received.value("X-Custom") == "a value")
+        #expect(received.values("Cookie") == ["a=1", "b=2"])
         #expect(received.body == (hasBody ? payload : Data()))
-        if hasBody { #expect(received.header("Content-Length") == String(payload.count)) }
+        if hasBody { #expect(received.value("Content-Length") == String(payload.count)) }
         let names = Set(received.headers.map { $0.name.lowercased() })
         let expected: Set<String> = ["host", "user-agent", "x-custom", "cookie"]
         #expect(names.subtracting(["content-length"]) == expected)
@@ -53,9 +54,9 @@ extension CurlTests {
           upTo: 1 << 20
         )
         let received = try #require(server.lastRequest)
-        #expect(received.header("Accept") == "application/json")
-        #expect(received.header("Content-Type") == "text/plain")
-        #expect(received.header("X-Empty") == "")
+        #expect(received.value("Accept") == "application/json")
+        #expect(received.value("Content-Type") == "text/plain")
+        #expect(received.value("X-Empty") == "")
       }
     }
 
@@ -63,7 +64,7 @@ extension CurlTests {
       try await withServer { server, transport in
         _ = try await transport.data(for: request(.post, server.url("/echo")), body: nil, options: .init(), upTo: 100)
         let received = try #require(server.lastRequest)
-        #expect(received.header("Content-Length") == "0")
+        #expect(received.value("Content-Length") == "0")
         #expect(received.body.isEmpty)
       }
     }
@@ -71,7 +72,7 @@ extension CurlTests {
     @Test(arguments: [0, 10, 70_000, 3 << 20])
     func dataBodiesArriveByteExact(size: Int) async throws {
       try await withServer { server, transport in
-        let payload = Routes.body(size)
+        let payload = pattern(size)
         let (_, echoed, _) = try await transport.data(
           for: request(.put, server.url("/echo")),
           body: .data(payload),
@@ -80,13 +81,13 @@ extension CurlTests {
         )
         #expect(echoed == payload)
         #expect(server.lastRequest?.body == payload)
-        #expect(server.lastRequest?.chunked == false)
+        #expect(server.lastRequest?.wasChunked == false)
       }
     }
 
     @Test func fileBodiesArriveByteExact() async throws {
       try await withServer { server, transport in
-        let payload = Routes.body(6 << 20)
+        let payload = pattern(6 << 20)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("malibu-curl-\(UUID()).bin")
         try payload.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -101,7 +102,7 @@ extension CurlTests {
         )
         #expect(echoed == payload)
         let received = try #require(server.lastRequest)
-        #expect(received.header("Content-Length") == String(payload.count))
+        #expect(received.value("Content-Length") == String(payload.count))
         #expect(received.body == payload)
         let values = progress.value
         #expect(values.last?.uploaded == Int64(payload.count))
@@ -116,7 +117,7 @@ extension CurlTests {
     @Test(arguments: [false, true])
     func streamBodiesArriveByteExact(knownLength: Bool) async throws {
       try await withServer { server, transport in
-        let pieces = (0..<40).map { Routes.body(50_000 + $0) }
+        let pieces = (0..<40).map { pattern(50_000 + $0) }
         let payload = pieces.reduce(Data(), +)
         let chunks = AsyncStream<Data> { continuation in
           Task {
@@ -136,7 +137,7 @@ extension CurlTests {
         )
         #expect(echoed == payload)
         let received = try #require(server.lastRequest)
-        #expect(received.chunked == !knownLength)
+        #expect(received.wasChunked == !knownLength)
         #expect(received.body == payload)
       }
     }
@@ -144,7 +145,7 @@ extension CurlTests {
     @Test(arguments: ["data", "stream", "file"])
     func gzipCompressedBodiesArriveByteExact(kind: String) async throws {
       try await withServer { server, transport in
-        let payload = Routes.body(2 << 20)
+        let payload = pattern(2 << 20)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("malibu-curl-\(UUID()).bin")
         defer { try? FileManager.default.removeItem(at: file) }
         let body: RequestBody
@@ -173,8 +174,8 @@ extension CurlTests {
           upTo: 8 << 20
         )
         let received = try #require(server.lastRequest)
-        #expect(received.header("Content-Encoding") == "gzip")
-        #expect(received.chunked)
+        #expect(received.value("Content-Encoding") == "gzip")
+        #expect(received.wasChunked)
         #expect(received.body.count < payload.count)
         #expect(try Gzip.inflate(received.body) == payload)
       }

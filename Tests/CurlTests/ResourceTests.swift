@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -8,13 +9,13 @@ import Testing
 extension CurlTests {
   @Suite struct Resources {
     @Test func sequentialRequestsLeaveDescriptorsAndThreadsAtBaseline() async throws {
-      let server = try TestServer()
+      let server = try TestServer(echo: .body)
       defer { server.stop() }
       // Warm up the process (the cooperative pool, libcurl's global state) with a transport of its own.
       let warmUp = CurlTransport()
       try await expectServes(warmUp, server)
       warmUp.shutdown()
-      await server.waitUntilIdle()
+      await server.waitForIdle()
       let baselineDescriptors = openFileDescriptors()
       let baselineThreads = threadCounts().all
 
@@ -22,7 +23,7 @@ extension CurlTests {
       var afterFirstHundred = 0
       for index in 0..<2_000 {
         let (head, data, _) = try await transport.data(
-          for: request(server.url("/bytes?n=100")),
+          for: request(server.url("/bytes?size=100")),
           body: nil,
           options: .init(),
           upTo: 1000
@@ -34,7 +35,7 @@ extension CurlTests {
       #expect(server.acceptedConnections == 2)  // the warm-up's and this transport's: kept alive throughout
       transport.shutdown()
       #expect(threadCounts().loops == 0)
-      await server.waitUntilIdle()
+      await server.waitForIdle()
       #expect(openFileDescriptors() == baselineDescriptors)
       for _ in 0..<200 where threadCounts().all > baselineThreads {
         try await Task.sleep(for: .milliseconds(10))
@@ -43,7 +44,7 @@ extension CurlTests {
     }
 
     @Test func releasingTheTransportEndsItsThread() async throws {
-      let server = try TestServer()
+      let server = try TestServer(echo: .body)
       defer { server.stop() }
       var transport: CurlTransport? = CurlTransport()
       try await expectServes(transport!, server)
@@ -53,7 +54,7 @@ extension CurlTests {
         try await Task.sleep(for: .milliseconds(10))
       }
       #expect(threadCounts().loops == 0)
-      await server.waitUntilIdle()
+      await server.waitForIdle()
       #expect(server.openConnections == 0)
     }
 
@@ -66,7 +67,7 @@ extension CurlTests {
           var correct = 0
           func add() {
             let size = 1000 + next * 37
-            let path = next % 2 == 0 ? "/bytes?n=\(size)" : "/gzip?n=\(size)"
+            let path = next % 2 == 0 ? "/bytes?size=\(size)" : "/gzip?size=\(size)"
             next += 1
             group.addTask {
               let (head, data, _) = try await transport.data(
@@ -75,7 +76,7 @@ extension CurlTests {
                 options: .init(),
                 upTo: 1 << 20
               )
-              return head.status.code == 200 && data == Routes.body(size)
+              return head.status.code == 200 && data == pattern(size)
             }
           }
           for _ in 0..<inFlight { add() }

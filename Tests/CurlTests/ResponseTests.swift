@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MalibuGzip
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 extension CurlTests {
   @Suite struct Responses {
-    @Test(arguments: ["/bytes?n=300000", "/chunked?n=300000&chunk=7000"])
+    @Test(arguments: ["/bytes?size=300000", "/chunked?size=300000&chunk=7000"])
     func collectsAndStreamsBodies(path: String) async throws {
       try await withServer { server, transport in
         let (head, data, url) = try await transport.data(
@@ -18,13 +19,13 @@ extension CurlTests {
           upTo: 1 << 20
         )
         #expect(head.status.code == 200)
-        #expect(data == Routes.body(300_000))
+        #expect(data == pattern(300_000))
         #expect(url == server.url(path))
 
         let response = try await transport.send(request(server.url(path)), body: nil, options: .init())
         var streamed = Data()
         for try await chunk in response.body { streamed.append(chunk) }
-        #expect(streamed == Routes.body(300_000))
+        #expect(streamed == pattern(300_000))
         #expect(response.body.expectedLength == (path.hasPrefix("/bytes") ? 300_000 : nil))
       }
     }
@@ -32,7 +33,7 @@ extension CurlTests {
     @Test func headAndNoContentResponsesHaveEmptyBodies() async throws {
       try await withServer { server, transport in
         let (head, data, _) = try await transport.data(
-          for: request(.head, server.url("/bytes?n=5000")),
+          for: request(.head, server.url("/bytes?size=5000")),
           body: nil,
           options: .init(),
           upTo: 100
@@ -76,7 +77,7 @@ extension CurlTests {
 
     @Test func collectBeyondTheLimitIsBodyTooLarge() async throws {
       try await withServer { server, transport in
-        for path in ["/bytes?n=200000", "/chunked?n=200000"] {
+        for path in ["/bytes?size=200000", "/chunked?size=200000&chunk=1000"] {
           let collected = await errorCode {
             _ = try await transport.data(for: request(server.url(path)), body: nil, options: .init(), upTo: 100_000)
           }
@@ -94,38 +95,38 @@ extension CurlTests {
     @Test func decodesGzipBodies() async throws {
       try await withServer { server, transport in
         let (head, data, _) = try await transport.data(
-          for: request(server.url("/gzip?n=500000")),
+          for: request(server.url("/gzip?size=500000")),
           body: nil,
           options: .init(),
           upTo: 1 << 20
         )
-        #expect(data == Routes.body(500_000))
+        #expect(data == pattern(500_000))
         #expect(head.headerFields[.contentEncoding] == nil)
         #expect(head.headerFields[.contentLength] == nil)
 
-        let response = try await transport.send(request(server.url("/gzip?n=500000")), body: nil, options: .init())
+        let response = try await transport.send(request(server.url("/gzip?size=500000")), body: nil, options: .init())
         #expect(response.body.expectedLength == nil)
         var streamed = Data()
         for try await chunk in response.body { streamed.append(chunk) }
-        #expect(streamed == Routes.body(500_000))
+        #expect(streamed == pattern(500_000))
 
         var options = TransferOptions()
         options.decompression = .disabled
         let (rawHead, raw, _) = try await transport.data(
-          for: request(server.url("/gzip?n=500000")),
+          for: request(server.url("/gzip?size=500000")),
           body: nil,
           options: options,
           upTo: 1 << 20
         )
         #expect(rawHead.headerFields[.contentEncoding] == "gzip")
-        #expect(raw == Routes.gzipBody(500_000))
+        #expect(raw == gzipPattern(500_000))
       }
     }
 
     @Test(arguments: [
-      ("/gzip-truncated?n=100000", TransportError.Code.decodingFailed),
+      ("/gzip-truncated?size=100000", TransportError.Code.decodingFailed),
       ("/not-gzip", .decodingFailed),
-      ("/bomb?n=20000000", .bodyTooLarge),
+      ("/gzip-zeros?size=20000000", .bodyTooLarge),
     ])
     func badGzipBodiesFail(path: String, code: TransportError.Code) async throws {
       try await withServer { server, transport in
@@ -155,7 +156,7 @@ extension CurlTests {
           peak.update { $0 = max($0, held) }
         }
         let response = try await transport.send(
-          request(server.url("/large?n=\(size)")),
+          request(server.url("/big?size=\(size)")),
           body: nil,
           options: options
         )
@@ -163,7 +164,7 @@ extension CurlTests {
         var chunks = 0
         for try await chunk in response.body {
           consumed.update { $0 += chunk.count }
-          #expect(chunk.first == Routes.byte(at: total))
+          #expect(chunk.first == patternByte(at: total))
           total += chunk.count
           chunks += 1
           try await Task.sleep(for: .milliseconds(3))

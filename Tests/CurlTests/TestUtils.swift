@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MalibuCore
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -21,7 +22,7 @@ func withServer(
   configuration: CurlTransport.Configuration = .init(),
   _ body: (TestServer, CurlTransport) async throws -> Void
 ) async throws {
-  let server = try TestServer()
+  let server = try TestServer(echo: .body)
   let transport = CurlTransport(configuration: configuration)
   defer {
     transport.shutdown()
@@ -62,13 +63,13 @@ func expectServes(
   async throws
 {
   let (head, data, _) = try await transport.data(
-    for: request(server.url("/bytes?n=1000")),
+    for: request(server.url("/bytes?size=1000")),
     body: nil,
     options: .init(),
     upTo: 1 << 20
   )
   #expect(head.status.code == 200, sourceLocation: sourceLocation)
-  #expect(data == Routes.body(1000), sourceLocation: sourceLocation)
+  #expect(data == pattern(1000), sourceLocation: sourceLocation)
 }
 
 /// Open file descriptors of this process.

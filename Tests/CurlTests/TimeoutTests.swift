@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 
@@ -28,7 +29,7 @@ extension CurlTests {
       try await withServer { server, transport in
         var options = TransferOptions()
         options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(150), total: nil)
-        for path in ["/stall", "/stall-body?n=1000&sent=10"] {
+        for path in ["/stall-head", "/stall-body?size=1000&sent=10"] {
           let code = await errorCode {
             _ = try await transport.data(for: request(server.url(path)), body: nil, options: options, upTo: 10_000)
           }
@@ -43,12 +44,12 @@ extension CurlTests {
         var options = TransferOptions()
         options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(400), total: nil)
         let (_, data, _) = try await transport.data(
-          for: request(server.url("/drip?n=6&delay=100")),
+          for: request(server.url("/drip?chunks=6&size=1&delay=100")),
           body: nil,
           options: options,
           upTo: 100
         )
-        #expect(data == Routes.body(6))
+        #expect(data == pattern(6))
       }
     }
 
@@ -58,7 +59,7 @@ extension CurlTests {
         options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .seconds(5), total: .milliseconds(300))
         let code = await errorCode {
           _ = try await transport.data(
-            for: request(server.url("/drip?n=100&delay=20")),
+            for: request(server.url("/drip?chunks=100&size=1&delay=20")),
             body: nil,
             options: options,
             upTo: 1000
@@ -67,7 +68,7 @@ extension CurlTests {
         #expect(code == .totalTimeout)
         let streamed = await errorCode {
           let response = try await transport.send(
-            request(server.url("/drip?n=100&delay=20")),
+            request(server.url("/drip?chunks=100&size=1&delay=20")),
             body: nil,
             options: options
           )
@@ -83,7 +84,7 @@ extension CurlTests {
         var options = TransferOptions()
         options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(200), total: nil)
         let size = 16 << 20
-        let response = try await transport.send(request(server.url("/large?n=\(size)")), body: nil, options: options)
+        let response = try await transport.send(request(server.url("/big?size=\(size)")), body: nil, options: options)
         var iterator = response.body.makeAsyncIterator()
         var total = try await iterator.next()?.count ?? 0
         try await Task.sleep(for: .milliseconds(700))

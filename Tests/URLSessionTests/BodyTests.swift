@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MalibuCore
 import MalibuGzip
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 

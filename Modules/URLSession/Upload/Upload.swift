@@ -50,19 +50,22 @@ struct Upload: Sendable {
     case .data(let data):
       if data.isEmpty { return Upload(body: .none) }
       if compression.isEnabled {
-        return Upload(body: .stream(length: nil) { GzipChunks(DataChunks(data)) }, gzip: true)
+        return Upload(body: .stream(length: nil) { UploadChunks(GzipUploadSource(DataUploadSource(data))) }, gzip: true)
       }
       return Upload(body: .data(data))
     case .source(let source):
       if compression.isEnabled {
-        return Upload(body: .stream(length: nil) { GzipChunks(ReaderChunks(try source.makeReader())) }, gzip: true)
+        return Upload(
+          body: .stream(length: nil) { UploadChunks(GzipUploadSource(ReaderUploadSource(try source.makeReader()))) },
+          gzip: true
+        )
       }
       if let file = source as? FileBody { return Upload(body: .file(file.url)) }
       #if canImport(FoundationNetworking)
       if let length = source.length { return try await spool(source, length: length) }
-      return Upload(body: .stream(length: nil) { ReaderChunks(try source.makeReader()) })
+      return Upload(body: .stream(length: nil) { UploadChunks(ReaderUploadSource(try source.makeReader())) })
       #else
-      return Upload(body: .stream(length: source.length) { ReaderChunks(try source.makeReader()) })
+      return Upload(body: .stream(length: source.length) { UploadChunks(ReaderUploadSource(try source.makeReader())) })
       #endif
     case .stream(let stream):
       #if canImport(FoundationNetworking)
@@ -75,9 +78,9 @@ struct Upload: Sendable {
       let feed = StreamFeed()
       feed.start(stream)
       if compression.isEnabled {
-        return Upload(body: .stream(length: nil) { GzipChunks(FeedChunks(feed)) }, gzip: true, feed: feed)
+        return Upload(body: .stream(length: nil) { feed.chunks(gzip: true) }, gzip: true, feed: feed)
       }
-      return Upload(body: .stream(length: stream.length) { FeedChunks(feed) }, feed: feed)
+      return Upload(body: .stream(length: stream.length) { feed.chunks(gzip: false) }, feed: feed)
       #endif
     }
   }
@@ -87,10 +90,12 @@ struct Upload: Sendable {
     var upload = self
     upload.gzip = true
     switch body {
-    case .none: upload.body = .stream(length: nil) { GzipChunks(DataChunks(Data())) }
-    case .data(let data): upload.body = .stream(length: nil) { GzipChunks(DataChunks(data)) }
+    case .none: upload.body = .stream(length: nil) { UploadChunks(GzipUploadSource(DataUploadSource(Data()))) }
+    case .data(let data): upload.body = .stream(length: nil) { UploadChunks(GzipUploadSource(DataUploadSource(data))) }
     case .file(let url):
-      upload.body = .stream(length: nil) { GzipChunks(ReaderChunks(try FileBody(url: url).makeReader())) }
+      upload.body = .stream(length: nil) {
+        UploadChunks(GzipUploadSource(ReaderUploadSource(try FileBody(url: url).makeReader())))
+      }
     case .stream: break
     }
     return upload

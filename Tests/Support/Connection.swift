@@ -1,172 +1,14 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// A request as the test server received it, byte for byte.
-struct RecordedRequest: Sendable {
-  var method: String
-  var target: String
-  /// Header lines in the order received: (name as sent, value).
-  var headers: [Header]
-  var body: Data
-  /// How many body bytes arrived (for `/sink`, whose body is counted, not kept).
-  var bodyLength: Int
-  /// The request line and header lines exactly as received, up to and including the empty line.
-  var rawHead: Data
-  /// Whether the body came with `Transfer-Encoding: chunked`.
-  var wasChunked: Bool
-
-  struct Header: Sendable, Equatable {
-    var name: String
-    var value: String
-  }
-
-  /// The values of every header line with this name (case-insensitive).
-  func values(_ name: String) -> [String] {
-    headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
-  }
-
-  /// The value of the first header line with this name.
-  func value(_ name: String) -> String? { values(name).first }
-}
-
-/// A tiny HTTP/1.1 server on 127.0.0.1 with scripted answers (see `TestServer+Routes.swift`), one thread per
-/// connection, keep-alive. Every test starts its own and stops it.
-final class TestServer: Sendable {
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
-  }
-
-  private struct State {
-    var requests: [RecordedRequest] = []
-    var connections: Set<Int32> = []
-    var accepted = 0
-    var bytesReceived = 0
-    var stopped = false
-    var listenerClosed = false
-    var threads = 0
-  }
-
-  let port: Int
-  private let listener: Int32
-  private let state = Mutex(State())
-
-  init() throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
-    var yes: Int32 = 1
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard bound == 0, listen(fd, 128) == 0 else {
-      close(fd)
-      throw Failure(description: "bind/listen failed: \(errno)")
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    listener = fd
-    port = Int(UInt16(bigEndian: address.sin_port))
-    Thread.detachNewThread { [self] in acceptLoop() }
-  }
-
-  deinit {
-    stop()
-  }
-
-  /// A URL on this server; `host` may be `localhost` to make a different origin.
-  func url(_ path: String, host: String = "127.0.0.1") -> URL {
-    URL(string: "http://\(host):\(port)\(path)")!
-  }
-
-  /// Everything received so far, in order.
-  var requests: [RecordedRequest] { state.withLock { $0.requests } }
-  /// How many connections were accepted.
-  var acceptedConnections: Int { state.withLock { $0.accepted } }
-  /// How many bytes arrived on any connection.
-  var bytesReceived: Int { state.withLock { $0.bytesReceived } }
-  /// How many connection threads are running.
-  var activeThreads: Int { state.withLock { $0.threads } }
-
-  var isStopped: Bool { state.withLock { $0.stopped } }
-
-  /// Stops accepting and closes every connection; stalled handlers notice within 50 ms.
-  func stop() {
-    // Under the lock: a descriptor is closed (and its number possibly reused) only under the same lock.
-    state.withLock { state in
-      guard !state.stopped else { return }
-      state.stopped = true
-      if !state.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
-      for fd in state.connections { shutdown(fd, Int32(SHUT_RDWR)) }
-    }
-  }
-
-  /// Waits until every connection thread has ended (the client closed, or the server stopped).
-  func waitForIdle() async {
-    for _ in 0..<400 where activeThreads > 0 {
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-  }
-
-  private func acceptLoop() {
-    defer {
-      state.withLock { state in
-        state.listenerClosed = true
-        close(listener)
-      }
-    }
-    while !isStopped {
-      let fd = accept(listener, nil, nil)
-      if fd < 0 {
-        if errno == EINTR { continue }
-        return
-      }
-      var one: Int32 = 1
-      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      let admitted = state.withLock { state -> Bool in
-        guard !state.stopped else { return false }
-        state.connections.insert(fd)
-        state.accepted += 1
-        state.threads += 1
-        return true
-      }
-      guard admitted else {
-        close(fd)
-        return
-      }
-      Thread.detachNewThread { [self] in
-        let connection = Connection(fd: fd, server: self)
-        connection.serve()
-        state.withLock { state in
-          state.connections.remove(fd)
-          state.threads -= 1
-          close(fd)
-        }
-      }
-    }
-  }
-
-  fileprivate func record(_ request: RecordedRequest) {
-    state.withLock { $0.requests.append(request) }
-  }
-
-  fileprivate func count(_ bytes: Int) {
-    state.withLock { $0.bytesReceived += bytes }
-  }
-}
-
-/// One connection, confined to its thread.
+/// One accepted connection of a ``TestServer``, confined to its thread: buffered reads, blocking writes.
 final class Connection {
   let fd: Int32
   let server: TestServer
@@ -175,12 +17,12 @@ final class Connection {
   /// Whether the request being answered is a HEAD (its response has no body).
   var isHead = false
 
-  fileprivate init(fd: Int32, server: TestServer) {
+  init(fd: Int32, server: TestServer) {
     self.fd = fd
     self.server = server
   }
 
-  fileprivate func serve() {
+  func serve() {
     // A TLS ClientHello (record type 0x16) on this plain-HTTP server: hang up, as a plain server would on garbage.
     if buffer.isEmpty, fill(), buffer.first == 0x16 { return }
     while !closed, let request = readRequest() {
@@ -260,7 +102,7 @@ final class Connection {
         )
       )
     }
-    var request = RecordedRequest(
+    let request = RecordedRequest(
       method: String(parts[0]),
       target: String(parts[1]),
       headers: headers,
@@ -269,10 +111,17 @@ final class Connection {
       rawHead: Data(raw),
       wasChunked: false
     )
+    if request.value("Expect")?.lowercased() == "100-continue" {
+      write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+    }
+    return readBody(of: request)
+  }
+
+  private func readBody(of head: RecordedRequest) -> RecordedRequest? {
+    var request = head
     let keep = !request.target.hasPrefix("/sink")
     if request.value("Transfer-Encoding")?.lowercased().contains("chunked") == true {
       request.wasChunked = true
-      var body = Data()
       while true {
         guard let sizeLine = readLine(),
           let size = Int(
@@ -287,9 +136,8 @@ final class Connection {
         }
         guard let chunk = read(count: size), readLine() != nil else { return nil }
         request.bodyLength += size
-        if keep { body.append(contentsOf: chunk) }
+        if keep { request.body.append(contentsOf: chunk) }
       }
-      request.body = body
     } else if let length = request.value("Content-Length").flatMap({ Int($0) }), length > 0 {
       var remaining = length
       while remaining > 0 {
@@ -336,8 +184,8 @@ final class Connection {
     while !isGone {
       var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       if poll(&pollFD, 1, 50) > 0 {
-        var byte: UInt8 = 0
-        if recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0 { closed = true }
+        var discard = [UInt8](repeating: 0, count: 4096)
+        if recv(fd, &discard, discard.count, 0) <= 0 { closed = true }
       }
     }
   }

@@ -1,27 +1,52 @@
-import Foundation
+public import Foundation
 import MalibuGzip
 
-/// Deterministic body bytes: byte i is `i % 251`.
-func pattern(_ count: Int) -> Data {
-  Data((0..<count).map { UInt8($0 % 251) })
+/// The byte at `index` of every generated body: `index % 251`.
+/// - Parameter index: a position in the body.
+/// - Returns: the byte there.
+public func patternByte(at index: Int) -> UInt8 { UInt8(truncatingIfNeeded: index % 251) }
+
+/// A generated body of `count` bytes (see ``patternByte(at:)``), the one the routes send.
+/// - Parameter count: its length.
+/// - Returns: the bytes.
+public func pattern(_ count: Int) -> Data {
+  pattern(from: 0, count: count)
+}
+
+/// `count` bytes of the generated body, from `start` on.
+/// - Parameters:
+///   - start: the position of the first byte.
+///   - count: how many bytes.
+/// - Returns: the bytes.
+public func pattern(from start: Int, count: Int) -> Data {
+  Data((start..<start + count).map { patternByte(at: $0) })
+}
+
+/// ``pattern(_:)`` compressed with gzip, exactly as `/gzip` sends it.
+/// - Parameter count: the uncompressed length.
+/// - Returns: the gzip stream.
+public func gzipPattern(_ count: Int) -> Data {
+  try! Gzip.deflate(pattern(count))
 }
 
 extension Connection {
   /// Answers one request; `false` closes the connection.
   ///
-  /// Routes (query parameters in brackets):
-  /// - `/echo`: the request head as received, then its body.
-  /// - `/bytes[size]`, `/chunked[size, chunk]`: the pattern, with a length or chunked.
+  /// Routes (query parameters in brackets; `size` is 1000 unless given):
+  /// - `/echo`: the request head as received, then its body (or the body alone, see ``TestServer/EchoStyle``).
+  /// - `/sink`: the number of body bytes received (the body is counted, not kept).
+  /// - `/bytes[size]`, `/chunked[size, chunk]`, `/big[size]`: the pattern, with a length, chunked, or large.
   /// - `/gzip[size]`, `/gzip-chunked[size]`, `/deflate[size]`: the pattern, encoded.
   /// - `/gzip-zeros[size]`: zeros, gzip-encoded (a small body that decodes to a lot).
   /// - `/gzip-truncated[size]`: a gzip stream cut in the middle, with a matching Content-Length.
   /// - `/not-gzip`: `Content-Encoding: gzip` on plain text.
   /// - `/coding[name]`: plain text labelled with an arbitrary content coding.
-  /// - `/drip[chunks, size, delay]`: a known length sent piece by piece.
-  /// - `/stall-head`, `/stall-body`: no response, or a head and a few bytes, then silence.
-  /// - `/close-mid`, `/close-mid-chunked`, `/close-no-response`: the connection closed early.
-  /// - `/redirect[status, to]`, `/chain/N`, `/loop`: redirects.
-  /// - `/status/N`, `/set-cookie`, `/auth`, `/big[size]`.
+  /// - `/drip[chunks, size, delay]`: a known length of the pattern, sent piece by piece, `delay` ms apart.
+  /// - `/stall-head`, `/stall-body[size, sent]`: no response, or a head and `sent` bytes, then silence.
+  /// - `/close-mid[size, sent]`, `/close-mid-chunked`, `/close-no-response`: the connection closed early.
+  /// - `/redirect[status, to, body]`, `/chain/N` or `/chain[n]`, `/loop`: redirects.
+  /// - `/status/N` or `/status[status]`, `/set-cookie`, `/auth`.
+  /// - `/continue`: a 103 interim response before the final one.
   func respond(to request: RecordedRequest) -> Bool {
     let components = URLComponents(string: request.target)
     let path = components?.path ?? request.target
@@ -31,7 +56,7 @@ extension Connection {
 
     switch path {
     case "/echo":
-      var body = request.rawHead
+      var body = server.echo == .headAndBody ? request.rawHead : Data()
       body.append(request.body)
       return send(200, [("Content-Type", "application/octet-stream")], body)
     case "/sink":
@@ -41,9 +66,9 @@ extension Connection {
     case "/chunked":
       return sendChunked(pattern(size), chunk: query["chunk"].flatMap { Int($0) } ?? 100)
     case "/gzip":
-      return send(200, [("Content-Encoding", "gzip")], try! Gzip.deflate(pattern(size)))
+      return send(200, [("Content-Encoding", "gzip")], gzipPattern(size))
     case "/gzip-chunked":
-      return sendChunked(try! Gzip.deflate(pattern(size)), chunk: 97, extra: [("Content-Encoding", "gzip")])
+      return sendChunked(gzipPattern(size), chunk: 97, extra: [("Content-Encoding", "gzip")])
     case "/deflate":
       return send(200, [("Content-Encoding", "deflate")], try! Gzip.deflate(pattern(size), format: .zlib))
     case "/gzip-zeros":
@@ -56,18 +81,19 @@ extension Connection {
     case "/coding":
       return send(200, [("Content-Encoding", query["name"] ?? "compress")], Data("plain".utf8))
     case "/drip":
-      return drip(chunks: query["chunks"].flatMap { Int($0) } ?? 5, size: size, delay: query["delay"] ?? "50")
+      let chunks = query["chunks"].flatMap { Int($0) } ?? 5
+      return drip(chunks: chunks, size: size, delay: query["delay"].flatMap { Int($0) } ?? 50)
     case "/stall-head":
       waitUntilGone()
       return false
     case "/stall-body":
-      writeHead(200, [("Content-Length", "1000")])
-      write(pattern(10))
+      writeHead(200, [("Content-Length", String(size))])
+      write(pattern(min(size, query["sent"].flatMap { Int($0) } ?? 10)))
       waitUntilGone()
       return false
     case "/close-mid":
-      writeHead(200, [("Content-Length", "1000")])
-      write(pattern(100))
+      writeHead(200, [("Content-Length", String(size))])
+      write(pattern(min(size, query["sent"].flatMap { Int($0) } ?? 100)))
       return false
     case "/close-mid-chunked":
       writeHead(200, [("Transfer-Encoding", "chunked")])
@@ -77,25 +103,36 @@ extension Connection {
       return false
     case "/redirect":
       let status = query["status"].flatMap { Int($0) } ?? 302
-      return send(status, [("Location", query["to"] ?? "/echo")], Data("redirecting".utf8))
+      return send(status, [("Location", query["to"] ?? "/echo")], Data((query["body"] ?? "redirecting").utf8))
+    case "/chain":
+      let remaining = query["n"].flatMap { Int($0) } ?? 0
+      if remaining <= 0 { return send(200, [], Data("done".utf8)) }
+      return send(302, [("Location", "/chain?n=\(remaining - 1)")], Data())
     case "/loop":
       return send(302, [("Location", "/loop")], Data())
+    case "/status":
+      return sendStatus(query["status"].flatMap { Int($0) } ?? 200)
     case "/set-cookie":
       return send(200, [("Set-Cookie", "a=1; Path=/"), ("Set-Cookie", "b=2; Path=/"), ("X-Multi", "one")], Data())
     case "/auth":
       return send(401, [("WWW-Authenticate", "Basic realm=\"test\"")], Data("who are you".utf8))
     case "/big":
       return sendLarge(size)
+    case "/continue":
+      write(Data("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n".utf8))
+      return send(200, [], Data("after hints".utf8))
     default:
       if path.hasPrefix("/chain/"), let remaining = Int(path.dropFirst(7)) {
-        if remaining == 0 { return send(200, [], Data("done".utf8)) }
+        if remaining <= 0 { return send(200, [], Data("done".utf8)) }
         return send(302, [("Location", "/chain/\(remaining - 1)")], Data())
       }
-      if path.hasPrefix("/status/"), let status = Int(path.dropFirst(8)) {
-        return send(status, [], status == 204 || status == 304 ? Data() : Data("status \(status)".utf8))
-      }
+      if path.hasPrefix("/status/"), let status = Int(path.dropFirst(8)) { return sendStatus(status) }
       return send(404, [], Data("no route".utf8))
     }
+  }
+
+  private func sendStatus(_ status: Int) -> Bool {
+    send(status, [], status == 204 || status == 304 ? Data() : Data("status \(status)".utf8))
   }
 
   private func send(_ status: Int, _ headers: [(String, String)], _ body: Data) -> Bool {
@@ -118,23 +155,23 @@ extension Connection {
     return write(Data("0\r\n\r\n".utf8))
   }
 
-  private func drip(chunks: Int, size: Int, delay: String) -> Bool {
+  private func drip(chunks: Int, size: Int, delay milliseconds: Int) -> Bool {
     guard writeHead(200, [("Content-Length", String(chunks * size))]) else { return false }
-    let milliseconds = Int(delay) ?? 50
     for index in 0..<chunks {
       if index > 0 && !pause(milliseconds: milliseconds) { return false }
-      guard write(Data(repeating: UInt8(ascii: "a") + UInt8(index % 26), count: size)) else { return false }
+      guard write(pattern(from: index * size, count: size)) else { return false }
     }
     return true
   }
 
+  /// The pattern from a block whose length is a multiple of 251, so the bytes run on unbroken across blocks.
   private func sendLarge(_ size: Int) -> Bool {
     guard writeHead(200, [("Content-Length", String(size))]) else { return false }
-    let piece = pattern(64 * 1024)
+    let block = pattern(251 * 256)
     var sent = 0
     while sent < size {
-      let count = min(piece.count, size - sent)
-      guard write(piece.prefix(count)) else { return false }
+      let count = min(block.count, size - sent)
+      guard write(block.prefix(count)) else { return false }
       sent += count
     }
     return true
