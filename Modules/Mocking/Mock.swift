@@ -1,0 +1,142 @@
+public import Foundation
+public import HTTPTypes
+public import MalibuCore
+
+/// A canned answer to one request: a response head, a body (bytes, a JSON object, or a file read when the request
+/// is made), an optional error and an optional delay.
+///
+/// ```swift
+/// Mock(fileName: "boards.json", bundle: .module)                  // a resource of a (test) bundle
+/// Mock(fileName: "boards.json", directory: fixturesURL)           // a file in a directory
+/// Mock(json: ["id": 1, "title": "Balsa Fish"])                    // 200, application/json
+/// Mock(httpResponse: HTTPResponse(status: .notFound), data: Data(#"{"error":"gone"}"#.utf8))
+/// Mock(httpResponse: HTTPResponse(status: .ok), error: URLError(.notConnectedToInternet), delay: 0.5)
+/// ```
+///
+/// Creating a mock never fails: a file that does not exist, or a JSON object that cannot be serialised, is recorded
+/// and reported when the mock is used, as a `NetworkError` naming the file or the value (see ``loadData()``).
+public struct Mock: Sendable {
+  enum Source: Sendable {
+    case data(Data)
+    case file(URL)
+    case failure(NetworkError)
+  }
+
+  /// The response head: status and header fields. File and JSON mocks set `Content-Type` from the file's extension
+  /// or to `application/json`.
+  public var httpResponse: HTTPResponse
+  /// When set, a request answered by this mock fails with this error (after the delay), whatever the body.
+  public var error: (any Error)?
+  /// How long to wait before answering, in seconds; `nil` uses the provider's delay. NaN, infinite and negative
+  /// values count as no delay; values beyond a day are capped at a day.
+  public var delay: Double?
+
+  let source: Source
+
+  init(httpResponse: HTTPResponse, source: Source, error: (any Error)?, delay: Double?) {
+    self.httpResponse = httpResponse
+    self.source = source
+    self.error = error
+    self.delay = delay
+  }
+
+  /// A mock answering with a resource file of a bundle, with status 200.
+  ///
+  /// `fileName` includes the extension (`"boards.json"`) and may include a relative folder
+  /// (`"Fixtures/boards.json"`). A bare name is looked up at the top of the bundle's resources first, then in its
+  /// folders, so a test target with `resources: [.copy("Fixtures")]` can use `Mock(fileName: "boards.json",
+  /// bundle: .module)`.
+  /// - Parameters:
+  ///   - fileName: The file's name, with its extension.
+  ///   - bundle: The bundle holding it; the main bundle by default.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(fileName: String, bundle: Bundle = .main, delay: Double? = nil) {
+    let source: Source
+    if let url = MockFiles.locate(fileName, in: bundle) {
+      source = .file(url)
+    } else {
+      let place = (bundle.resourceURL ?? bundle.bundleURL).path
+      source = .failure(
+        NetworkError(
+          code: .transportFailed,
+          message: "the mock file '\(fileName)' does not exist in the bundle at '\(place)'"
+        )
+      )
+    }
+    self.init(
+      httpResponse: HTTPResponse(status: .ok, headerFields: MockFiles.headerFields(for: fileName)),
+      source: source,
+      error: nil,
+      delay: delay
+    )
+  }
+
+  /// A mock answering with a file of a directory, with status 200. The file is read when the mock is used.
+  /// - Parameters:
+  ///   - fileName: The file's name, with its extension, or a path relative to `directory`.
+  ///   - directory: A file URL of the directory.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(fileName: String, directory: URL, delay: Double? = nil) {
+    self.init(
+      httpResponse: HTTPResponse(status: .ok, headerFields: MockFiles.headerFields(for: fileName)),
+      source: .file(directory.appendingPathComponent(fileName)),
+      error: nil,
+      delay: delay
+    )
+  }
+
+  /// A mock answering with a JSON object, with status 200 and `Content-Type: application/json`.
+  ///
+  /// Values follow the rules of `ParameterValue.init(normalizing:)` (numbers, strings, booleans, arrays,
+  /// dictionaries, `JSONNull`, dates, `Encodable` values); keys are written sorted. A value that cannot be
+  /// serialised makes the mock fail when used, with `NetworkError.Code.unsupportedParameter`.
+  /// - Parameters:
+  ///   - json: The object.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(json: [String: any Sendable], delay: Double? = nil) {
+    let source: Source
+    do {
+      let value = ParameterValue.object(try ParameterValue.normalize(json))
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      source = .data(try encoder.encode(value))
+    } catch let error as NetworkError {
+      source = .failure(error)
+    } catch {
+      source = .failure(
+        NetworkError(code: .encodingFailed, message: "the mock's JSON cannot be encoded", underlyingError: error)
+      )
+    }
+    self.init(
+      httpResponse: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
+      source: source,
+      error: nil,
+      delay: delay
+    )
+  }
+
+  /// A mock answering with a response head you build, an optional body and an optional error.
+  /// - Parameters:
+  ///   - httpResponse: The status and header fields, returned as they are.
+  ///   - data: The body; empty when `nil`.
+  ///   - error: When set, the request fails with this error instead of answering.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(httpResponse: HTTPResponse, data: Data? = nil, error: (any Error)? = nil, delay: Double? = nil) {
+    self.init(httpResponse: httpResponse, source: .data(data ?? Data()), error: error, delay: delay)
+  }
+
+  /// The body this mock answers with, reading its file if it has one.
+  /// - Returns: The body.
+  /// - Throws: `NetworkError` with code `NetworkError.Code.transportFailed` naming the file when it does not
+  ///   exist or cannot be read, or the error recorded when the mock was created (an unsupported JSON value).
+  public func loadData() throws(NetworkError) -> Data {
+    switch source {
+    case .data(let data):
+      return data
+    case .failure(let error):
+      throw error
+    case .file(let url):
+      return try MockFiles.read(url)
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import HTTPTypes
+import MalibuCore
+import MalibuMocking
+import MalibuTransport
+import Testing
+
+@Suite("Mock")
+struct MockTests {
+  struct Variant: Sendable, CustomTestStringConvertible {
+    let name: String
+    let mock: @Sendable () -> Mock
+    let status: HTTPResponse.Status
+    let contentType: String?
+    let body: Data
+    var testDescription: String { name }
+  }
+
+  static let boards = Data(#"[{"id":1,"title":"Balsa Fish"},{"id":2,"title":"Wave Rider"}]"#.utf8 + [0x0A])
+
+  static let variants: [Variant] = [
+    Variant(
+      name: "bundle .module, bare name",
+      mock: { Mock(fileName: "boards.json", bundle: .module) },
+      status: .ok,
+      contentType: "application/json",
+      body: boards
+    ),
+    Variant(
+      name: "bundle .module, relative path",
+      mock: { Mock(fileName: "Fixtures/note.txt", bundle: .module) },
+      status: .ok,
+      contentType: "text/plain; charset=utf-8",
+      body: Data("plain text fixture\n".utf8)
+    ),
+    Variant(
+      name: "json",
+      mock: { Mock(json: ["id": 1, "title": "Balsa Fish", "tags": ["a", "b"], "gone": JSONNull()]) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"{"gone":null,"id":1,"tags":["a","b"],"title":"Balsa Fish"}"#.utf8)
+    ),
+    Variant(
+      name: "httpResponse with data",
+      mock: {
+        Mock(
+          httpResponse: HTTPResponse(status: .notFound, headerFields: [.contentType: "text/plain"]),
+          data: Data("missing".utf8)
+        )
+      },
+      status: .notFound,
+      contentType: "text/plain",
+      body: Data("missing".utf8)
+    ),
+    Variant(
+      name: "httpResponse without data",
+      mock: { Mock(httpResponse: HTTPResponse(status: .noContent)) },
+      status: .noContent,
+      contentType: nil,
+      body: Data()
+    ),
+  ]
+
+  @Test("mock variants answer with their head and body", arguments: variants)
+  func answers(_ variant: Variant) async throws {
+    let provider = MockProvider<SharkywatersEndpoint> { _ in variant.mock() }
+    let mock = try #require(provider.mock(for: .fetchBoards))
+    let response = try await provider.response(for: mock, request: makeRequest(.get, "/api/boards"))
+    #expect(response.head.status == variant.status)
+    #expect(response.head.headerFields[.contentType] == variant.contentType)
+    #expect(response.url?.absoluteString == "http://127.0.0.1:8080/api/boards")
+    #expect(try await response.body.collect(upTo: 1 << 20) == variant.body)
+  }
+
+  @Test("a directory mock reads its file when used")
+  func directoryMock() async throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let mock = Mock(fileName: "board.json", directory: directory)
+    try Data(#"{"id":7}"#.utf8).write(to: directory.appendingPathComponent("board.json"))
+    #expect(try mock.loadData() == Data(#"{"id":7}"#.utf8))
+    #expect(mock.httpResponse.headerFields[.contentType] == "application/json")
+  }
+
+  struct MissingCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let mock: @Sendable () -> Mock
+    let mentions: String
+    var testDescription: String { name }
+  }
+
+  static let missing: [MissingCase] = [
+    MissingCase(
+      name: "bundle",
+      mock: { Mock(fileName: "no-such-file.json", bundle: .module) },
+      mentions: "no-such-file.json"
+    ),
+    MissingCase(
+      name: "directory",
+      mock: { Mock(fileName: "absent.json", directory: URL(fileURLWithPath: "/nonexistent-malibu-dir")) },
+      mentions: "/nonexistent-malibu-dir/absent.json"
+    ),
+    MissingCase(
+      name: "directory, a folder instead of a file",
+      mock: { Mock(fileName: "tmp", directory: URL(fileURLWithPath: "/")) },
+      mentions: "/tmp"
+    ),
+    MissingCase(name: "empty name", mock: { Mock(fileName: "", bundle: .module) }, mentions: "''"),
+  ]
+
+  @Test("a mock file that does not exist is a clear NetworkError at request time", arguments: missing)
+  func missingFile(_ testCase: MissingCase) async throws {
+    let mock = testCase.mock()
+    let provider = MockProvider<SharkywatersEndpoint> { _ in mock }
+    let error = await caughtError { _ = try await provider.response(for: mock, request: makeRequest(.get, "/x")) }
+    let networkError = try #require(error as? NetworkError)
+    #expect(networkError.code == .transportFailed)
+    #expect(networkError.message.contains(testCase.mentions))
+    #expect(networkError.message.contains("does not exist"))
+  }
+
+  @Test("a JSON value that cannot be serialised fails when used")
+  func unsupportedJSON() async throws {
+    let mock = Mock(json: ["set": Set([1, 2])])
+    let error = await caughtError { _ = try mock.loadData() }
+    #expect((error as? NetworkError)?.code == .unsupportedParameter)
+  }
+
+  @Test("a mock's error is thrown as it is")
+  func mockError() async throws {
+    let failure = TransportError(code: .dnsFailure, message: "no such host")
+    let mock = Mock(httpResponse: HTTPResponse(status: .ok), data: Data("x".utf8), error: failure)
+    let provider = MockProvider<SharkywatersEndpoint> { _ in mock }
+    let error = await caughtError { _ = try await provider.response(for: mock, request: makeRequest(.get, "/x")) }
+    #expect((error as? TransportError)?.code == .dnsFailure)
+  }
+
+  @Test("odd delays neither trap nor hang", arguments: [-1, 0, .nan, .infinity, -.infinity, 0.001])
+  func oddDelays(_ delay: Double) async throws {
+    let provider = MockProvider<SharkywatersEndpoint>(delay: delay) { _ in Mock(json: [:]) }
+    var mock = Mock(json: ["ok": true])
+    mock.delay = delay
+    let response = try await provider.response(for: mock, request: makeRequest(.get, "/x"))
+    #expect(response.head.status == .ok)
+  }
+
+  @Test("a mock can be served by MockTransport too")
+  func mockInTransport() async throws {
+    let transport = MockTransport()
+    transport.stub(.get, "/boards", mock: Mock(fileName: "boards.json", bundle: .module))
+    transport.stub(.get, "/missing", mock: Mock(fileName: "missing.json", bundle: .module))
+    let (head, data, _) = try await transport.data(
+      for: makeRequest(.get, "/boards"),
+      body: nil,
+      options: TransferOptions(),
+      upTo: 1 << 20
+    )
+    #expect(head.headerFields[.contentType] == "application/json")
+    #expect(data == Self.boards)
+    let error = await caughtError {
+      _ = try await transport.send(makeRequest(.get, "/missing"), body: nil, options: TransferOptions())
+    }
+    #expect((error as? NetworkError)?.code == .transportFailed)
+  }
+}
