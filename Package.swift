@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "MalibuAuth", targets: ["MalibuAuth"]),
     .library(name: "MalibuLogging", targets: ["MalibuLogging"]),
     .library(name: "MalibuMocking", targets: ["MalibuMocking"]),
+    .library(name: "Malibu", targets: ["Malibu"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -62,6 +63,16 @@ let package = Package(
       path: "Modules/Logging"
     ),
     .target(name: "MalibuMocking", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Mocking"),
+    // Layer 5: the facade
+    .target(
+      name: "Malibu",
+      dependencies: [
+        "MalibuPromises", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuGzip",
+        "MalibuTransport", "MalibuCurl", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking",
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
+      path: "Modules/Malibu"
+    ),
 
     // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
     .target(name: "MalibuTestSupport", dependencies: ["MalibuGzip"], path: "Tests/Support"),
@@ -103,6 +114,13 @@ let package = Package(
       name: "MalibuMockingTests",
       dependencies: ["MalibuMocking"],
       path: "Tests/MockingTests",
+      resources: [.copy("Fixtures")]
+    ),
+
+    .testTarget(
+      name: "MalibuTests",
+      dependencies: ["Malibu"],
+      path: "Tests/MalibuTests",
       resources: [.copy("Fixtures")]
     ),
 

@@ -1,0 +1,18 @@
+@_exported import Foundation
+@_exported import HTTPTypes
+@_exported import MalibuAuth
+@_exported import MalibuCore
+@_exported import MalibuCurl
+@_exported import MalibuEncoding
+@_exported import MalibuGzip
+@_exported import MalibuLogging
+@_exported import MalibuMocking
+@_exported import MalibuPromises
+@_exported import MalibuSerialization
+@_exported import MalibuTransport
+@_exported import MalibuURLSession
+@_exported import MalibuValidation
+
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif

@@ -1,0 +1,139 @@
+public import Foundation
+public import MalibuCore
+import MalibuLogging
+public import MalibuPromises
+import MalibuSerialization
+public import MalibuValidation
+
+/// The promise of a response that every request returns.
+///
+/// Its helpers are `@discardableResult`, so a chain can end with any of them.
+///
+/// ```swift
+/// let promise: NetworkPromise = networking.request(.fetchBoards)
+/// promise.validate().decode(using: [Board].self).done { boards in print(boards) }
+/// ```
+public typealias NetworkPromise = Promise<Response>
+
+extension Promise where Value == Response {
+  /// Checks the response with the default rule: a 2xx status, and a content type the request's `Accept` asks for.
+  ///
+  /// ```swift
+  /// networking.request(.fetchBoards).validate().toJsonDictionary()
+  /// ```
+  /// - Returns: A promise of the same response, rejected with a `NetworkError` carrying the response when the check
+  ///   fails.
+  @discardableResult
+  public func validate() -> NetworkPromise {
+    checking { try $0.validate() }
+  }
+
+  /// Checks that the status code is one of `statusCodes`.
+  ///
+  /// ```swift
+  /// promise.validate(statusCodes: [200]); promise.validate(statusCodes: 200..<300)
+  /// ```
+  /// - Parameter statusCodes: The accepted codes: a range, an array, a set.
+  /// - Returns: A promise of the same response, rejected with `NetworkError` code `unacceptableStatusCode`.
+  @discardableResult
+  public func validate(statusCodes: some Sequence<Int>) -> NetworkPromise {
+    validate(using: StatusCodeValidator(statusCodes))
+  }
+
+  /// Checks that the `Content-Type` matches one of `contentTypes` (media ranges such as `"text/*"`).
+  ///
+  /// ```swift
+  /// promise.validate(contentTypes: ["application/json; charset=utf-8"])
+  /// ```
+  /// - Parameter contentTypes: The accepted media ranges.
+  /// - Returns: A promise of the same response, rejected with `NetworkError` code `unacceptableContentType`,
+  ///   `missingContentType` or `invalidContentType`.
+  @discardableResult
+  public func validate(contentTypes: some Sequence<String>) -> NetworkPromise {
+    validate(using: ContentTypeValidator(contentTypes))
+  }
+
+  /// Checks the response with a validator of your own.
+  ///
+  /// ```swift
+  /// promise.validate(using: CustomValidator())
+  /// ```
+  /// - Parameter validator: Any `Validating` value.
+  /// - Returns: A promise of the same response, rejected with whatever the validator throws.
+  @discardableResult
+  public func validate(using validator: some Validating) -> NetworkPromise {
+    checking { try $0.validate(using: validator) }
+  }
+
+  /// The body as it is.
+  /// - Returns: A promise of the response's bytes.
+  @discardableResult
+  public func toData() -> Promise<Data> {
+    serializing { $0.toData() }
+  }
+
+  /// The body as text, decoded with the response's charset (UTF-8 when it names none) or `encoding`.
+  /// - Parameter encoding: An encoding that overrides the response's charset.
+  /// - Returns: A promise of the text, rejected with `NetworkError` code `stringDecodingFailed` or `emptyResponse`.
+  @discardableResult
+  public func toString(encoding: String.Encoding? = nil) -> Promise<String> {
+    serializing { try $0.toString(encoding: encoding) }
+  }
+
+  /// The body as a JSON array: objects `[String: any Sendable]`, arrays `[any Sendable]`, integers `Int`, other
+  /// numbers `Double`, `Bool`, `String`.
+  /// - Returns: A promise of the array, rejected with `NetworkError` code `jsonSerializationFailed`,
+  ///   `unexpectedJSONShape` or `emptyResponse`.
+  @discardableResult
+  public func toJsonArray() -> Promise<[any Sendable]> {
+    serializing { try $0.toJsonArray() }
+  }
+
+  /// The body as a JSON object, with the value types of ``toJsonArray()``.
+  ///
+  /// ```swift
+  /// networking.request(.showBoard(id: 1)).validate().toJsonDictionary().done { board in print(board["title"]) }
+  /// ```
+  /// - Returns: A promise of the dictionary, rejected like ``toJsonArray()``.
+  @discardableResult
+  public func toJsonDictionary() -> Promise<[String: any Sendable]> {
+    serializing { try $0.toJsonDictionary() }
+  }
+
+  /// The body decoded as `type`.
+  ///
+  /// ```swift
+  /// let boards = try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+  /// ```
+  /// - Parameters:
+  ///   - type: The type to decode.
+  ///   - decoder: The decoder; a plain `JSONDecoder()` by default.
+  /// - Returns: A promise of the value, rejected with `NetworkError` code `decodingFailed` or `emptyResponse`.
+  @discardableResult
+  public func decode<T: Decodable & Sendable>(
+    using type: T.Type = T.self,
+    decoder: JSONDecoder = JSONDecoder()
+  ) -> Promise<T> {
+    serializing { try $0.decode(type, decoder: decoder) }
+  }
+
+  /// Runs a check on the response; a failure is logged and rejects the returned promise.
+  private func checking(_ check: @escaping @Sendable (Response) throws -> Void) -> NetworkPromise {
+    serializing { response in
+      try check(response)
+      return response
+    }
+  }
+
+  /// Maps the response; a failure is logged with the request and rejects the returned promise.
+  private func serializing<T: Sendable>(_ transform: @escaping @Sendable (Response) throws -> T) -> Promise<T> {
+    then { response in
+      do {
+        return try transform(response)
+      } catch {
+        NetworkLogger.shared.log(error: error, request: response.request)
+        throw error
+      }
+    }
+  }
+}

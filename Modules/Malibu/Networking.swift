@@ -1,0 +1,282 @@
+import Foundation
+public import HTTPTypes
+import MalibuAuth
+public import MalibuCore
+public import MalibuLogging
+public import MalibuMocking
+public import MalibuPromises
+public import MalibuTransport
+
+/// Sends the requests of one API, described by a ``MalibuCore/RequestConvertible`` type, and hands back promises.
+///
+/// ```swift
+/// let networking = Networking<SharkywatersEndpoint>(mode: .async)
+/// networking.authenticate(bearerToken: token)
+/// networking.request(.fetchBoards)
+///   .validate()
+///   .toJsonDictionary()
+///   .done { dictionary in print(dictionary) }
+/// ```
+///
+/// Every request, mocked or real, travels one path: the mode's queue → `endpoint.request` → ``beforeEach`` → the
+/// ``middleware`` gate → encoding (parameters into the query or a body, by content type) → header fields →
+/// ``preProcessRequest`` → logging and authentication middleware → the transport (or the endpoint's mock) →
+/// ``NetworkPromise``. Each setting can be changed at any time from any thread; a request uses the values current
+/// when it reaches the step that reads them.
+///
+/// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
+/// without case): `DefaultHeaders` < the body's `Content-Type` < ``headers`` < `R.headers` < the request's own
+/// headers. A `multipart/…` body keeps the `Content-Type` its encoder chose, since its boundary must match the bytes.
+/// Every value is checked: CR, LF or NUL fail the request with `NetworkError` code `invalidHeader`.
+///
+/// Errors reaching the promise are always `NetworkError`: transport failures are wrapped with code
+/// `transportFailed` (cancellations with `cancelled`) and keep the `TransportError` as `underlyingError`.
+public final class Networking<R: RequestConvertible>: Sendable {
+  struct Settings: Sendable {
+    var beforeEach: (@Sendable (Request) -> Request)?
+    var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
+    var middleware: (@Sendable (Promise<Void>) -> Void)?
+    var headers: [String: String] = [:]
+    var transferOptions = TransferOptions()
+    var maximumResponseSize = 256 * 1024 * 1024
+    var logger = NetworkLogger.shared
+    /// SEAM for MalibuStorage (offline store, HTTP cache): middleware placed after authentication, closest to the
+    /// transport. Empty until MalibuStorage lands; it is not part of the public API.
+    var storageMiddleware: [any Middleware] = []
+  }
+
+  private struct Flight: Sendable {
+    let promise: NetworkPromise
+    let task: Task<Void, Never>
+  }
+
+  private struct Flights: Sendable {
+    var nextID: UInt64 = 0
+    var active: [UInt64: Flight] = [:]
+  }
+
+  /// How many requests may be in flight at once.
+  public let mode: NetworkingMode
+  /// The provider that answers some endpoints with mocks, or `nil`.
+  public let mockProvider: MockProvider<R>?
+  /// The transport real (not mocked) requests are sent with.
+  public let transport: any Transport
+
+  let authentication: AuthenticationMiddleware
+  let settings = Locked(Settings())
+  private let limiter: RequestLimiter
+  private let flights = Locked(Flights())
+
+  /// Creates a networking for the endpoints of `R`.
+  ///
+  /// ```swift
+  /// let networking = Networking<SharkywatersEndpoint>(mode: .limited(4), transport: .urlSession)
+  /// ```
+  /// - Parameters:
+  ///   - mode: How many requests may be in flight at once; ``NetworkingMode/async`` (no limit) by default.
+  ///   - mockProvider: Answers some endpoints with mocks; those requests still pass every hook.
+  ///   - sessionConfiguration: The configuration of the URLSession transport; ignored by the others.
+  ///   - transport: The transport; ``TransportKind/curl`` by default on every platform.
+  public init(
+    mode: NetworkingMode = .async,
+    mockProvider: MockProvider<R>? = nil,
+    sessionConfiguration: SessionConfiguration = .default,
+    transport: TransportKind = .curl
+  ) {
+    self.mode = mode
+    self.mockProvider = mockProvider
+    self.transport = transport.makeTransport(sessionConfiguration: sessionConfiguration)
+    limiter = RequestLimiter(limit: mode.concurrencyLimit)
+    authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
+  }
+
+  /// Changes every request once it leaves the mode's queue, before the middleware gate and encoding.
+  ///
+  /// ```swift
+  /// networking.beforeEach = { request in request.adding(parameters: ["userId": "12345"], headers: ["token": "t"]) }
+  /// ```
+  public var beforeEach: (@Sendable (Request) -> Request)? {
+    get { settings.withLock { $0.beforeEach } }
+    set { settings.withLock { $0.beforeEach = newValue } }
+  }
+
+  /// Takes a last look at the transport request (URL, method, header fields) before it is sent.
+  ///
+  /// ```swift
+  /// networking.preProcessRequest = { request in
+  ///   var request = request; request.headerFields[HTTPField.Name("token")!] = "t"; return request
+  /// }
+  /// ```
+  public var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)? {
+    get { settings.withLock { $0.preProcessRequest } }
+    set { settings.withLock { $0.preProcessRequest = newValue } }
+  }
+
+  /// A gate every request waits at, once it has its slot in the mode's queue: resolve the promise to let the request
+  /// go on, reject it to fail that request with the error (wrapped in `NetworkError` code `requestRejected` unless
+  /// it is a `NetworkError` already).
+  ///
+  /// ```swift
+  /// networking.middleware = { promise in
+  ///   tokenStore.fetch { token in networking.authenticate(bearerToken: token); promise.resolve() }
+  /// }
+  /// ```
+  public var middleware: (@Sendable (Promise<Void>) -> Void)? {
+    get { settings.withLock { $0.middleware } }
+    set { settings.withLock { $0.middleware = newValue } }
+  }
+
+  /// Header fields for every request of this networking; `R.headers` and each request's headers replace them.
+  public var headers: [String: String] {
+    get { settings.withLock { $0.headers } }
+    set { settings.withLock { $0.headers = newValue } }
+  }
+
+  /// Timeouts, redirects, decompression, TLS and progress for every request.
+  public var transferOptions: TransferOptions {
+    get { settings.withLock { $0.transferOptions } }
+    set { settings.withLock { $0.transferOptions = newValue } }
+  }
+
+  /// The largest response body accepted, in bytes (256 MiB by default); a larger one fails the request with
+  /// `NetworkError` code `transportFailed` (the underlying `TransportError` has code `bodyTooLarge`).
+  public var maximumResponseSize: Int {
+    get { settings.withLock { $0.maximumResponseSize } }
+    set { settings.withLock { $0.maximumResponseSize = newValue } }
+  }
+
+  /// The logger this networking writes requests, responses and errors to; `Malibu.logger` (the shared one) by
+  /// default.
+  public var logger: NetworkLogger {
+    get { settings.withLock { $0.logger } }
+    set { settings.withLock { $0.logger = newValue } }
+  }
+
+  /// Sends HTTP Basic credentials with every request to `R.baseUrl`'s origin from now on.
+  /// - Parameters:
+  ///   - username: The user id.
+  ///   - password: The password.
+  public func authenticate(username: String, password: String) {
+    authentication.authenticate(username: username, password: password)
+  }
+
+  /// Sends `Authorization: Bearer <token>` with every request to `R.baseUrl`'s origin from now on.
+  /// - Parameter bearerToken: The token.
+  public func authenticate(bearerToken: String) {
+    authentication.authenticate(bearerToken: bearerToken)
+  }
+
+  /// Sends `Authorization: <value>` with every request to `R.baseUrl`'s origin from now on.
+  /// - Parameter authorizationHeader: The whole field value.
+  public func authenticate(authorizationHeader: String) {
+    authentication.authenticate(authorizationHeader: authorizationHeader)
+  }
+
+  /// Stops sending credentials.
+  public func clearAuthentication() {
+    authentication.clearAuthentication()
+  }
+
+  /// Sends the request of an endpoint.
+  ///
+  /// ```swift
+  /// let boards: [Board] = try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+  /// ```
+  /// Cancelling the promise (or a promise derived from it, or the task awaiting its `value`) stops the request
+  /// wherever it is: waiting in the queue, at the middleware gate, or in flight.
+  /// - Parameter endpoint: The endpoint.
+  /// - Returns: The promise of the response; rejected with a `NetworkError`.
+  @discardableResult
+  public func request(_ endpoint: R) -> NetworkPromise {
+    let promise = NetworkPromise()
+    let ticket = limiter.reserve()
+    let task = Task { [self] in
+      do {
+        promise.resolve(try await perform(endpoint, ticket: ticket))
+      } catch {
+        promise.reject(NetworkError.wrapping(error))
+      }
+    }
+    let id = flights.withLock { flights in
+      flights.nextID &+= 1
+      flights.active[flights.nextID] = Flight(promise: promise, task: task)
+      return flights.nextID
+    }
+    promise.onCancel { task.cancel() }
+    promise.always { [flights] _ in
+      flights.withLock { _ = $0.active.removeValue(forKey: id) }
+    }
+    return promise
+  }
+
+  /// Cancels every request of this networking that has not finished: waiting in the queue, at the middleware gate
+  /// or in flight. Their promises are rejected with `NetworkError` code `cancelled`.
+  public func cancelAllRequests() {
+    let active = flights.withLock { flights in
+      defer { flights.active.removeAll() }
+      return Array(flights.active.values)
+    }
+    for flight in active {
+      flight.promise.reject(NetworkError.cancelled())
+      flight.task.cancel()
+    }
+  }
+
+  /// One request, from the endpoint to the response.
+  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket) async throws -> Response {
+    try await limiter.wait(for: ticket)
+    defer { limiter.release() }
+    var request = endpoint.request
+    if let beforeEach = settings.withLock({ $0.beforeEach }) {
+      request = beforeEach(request)
+    }
+    if let middleware = settings.withLock({ $0.middleware }) {
+      try await passGate(middleware, logger: settings.withLock { $0.logger })
+    }
+    let settings = self.settings.withLock { $0 }
+    var prepared: PreparedRequest
+    do {
+      prepared = try PreparedRequest(request, baseUrl: R.baseUrl, headerLayers: [settings.headers, R.headers])
+    } catch {
+      settings.logger.log(error: error)
+      throw error
+    }
+    if let preProcessRequest = settings.preProcessRequest {
+      prepared.head = preProcessRequest(prepared.head)
+    }
+    let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
+    let chain = MiddlewareTransport(
+      transport: base,
+      middleware: [LoggingMiddleware(logger: settings.logger), authentication] + settings.storageMiddleware
+    )
+    try Task.checkCancellation()
+    let (head, data, url) = try await chain.data(
+      for: prepared.head,
+      body: prepared.body,
+      options: settings.transferOptions,
+      upTo: settings.maximumResponseSize
+    )
+    return Response(data: data, status: head.status, headers: head.headerFields, request: prepared.head, url: url)
+  }
+
+  /// Waits for the middleware to resolve or reject its promise.
+  private func passGate(_ middleware: @Sendable (Promise<Void>) -> Void, logger: NetworkLogger) async throws {
+    let gate = Promise<Void>()
+    middleware(gate)
+    do {
+      try await gate.value
+    } catch {
+      let rejection = NetworkError.rejected(by: error)
+      if !rejection.isCancellation { logger.log(error: rejection) }
+      throw rejection
+    }
+  }
+
+  /// The origin credentials are bound to: the base URL's, when it is an absolute URL with a host.
+  private static func origin(of baseUrl: (any URLStringConvertible)?) -> URL? {
+    guard let string = baseUrl?.urlString, let url = URL(string: string), url.scheme != nil,
+      !(url.host ?? "").isEmpty
+    else { return nil }
+    return url
+  }
+}
