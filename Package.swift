@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "MalibuAuth", targets: ["MalibuAuth"]),
     .library(name: "MalibuLogging", targets: ["MalibuLogging"]),
     .library(name: "MalibuMocking", targets: ["MalibuMocking"]),
+    .library(name: "MalibuStorage", targets: ["MalibuStorage"]),
     .library(name: "Malibu", targets: ["Malibu"]),
   ],
   dependencies: [
@@ -63,12 +64,14 @@ let package = Package(
       path: "Modules/Logging"
     ),
     .target(name: "MalibuMocking", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Mocking"),
+    .target(name: "MalibuStorage", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Storage"),
     // Layer 5: the facade
     .target(
       name: "Malibu",
       dependencies: [
         "MalibuPromises", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuGzip",
         "MalibuTransport", "MalibuCurl", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking",
+        "MalibuStorage",
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
       path: "Modules/Malibu"
@@ -105,6 +108,7 @@ let package = Package(
     ),
 
     .testTarget(name: "MalibuAuthTests", dependencies: ["MalibuAuth"], path: "Tests/AuthTests"),
+    .testTarget(name: "MalibuStorageTests", dependencies: ["MalibuStorage"], path: "Tests/StorageTests"),
     .testTarget(
       name: "MalibuLoggingTests",
       dependencies: ["MalibuLogging", .product(name: "Logging", package: "swift-log")],

@@ -9,6 +9,7 @@
 @_exported import MalibuMocking
 @_exported import MalibuPromises
 @_exported import MalibuSerialization
+@_exported import MalibuStorage
 @_exported import MalibuTransport
 @_exported import MalibuURLSession
 @_exported import MalibuValidation

@@ -1,0 +1,117 @@
+import Foundation
+public import HTTPTypes
+import MalibuCore
+public import MalibuTransport
+
+/// Middleware that answers `GET` requests from an ``HTTPCache`` according to the request's cache policy.
+///
+/// Middleware sees swift-http-types requests, so the policy travels in the ``policyHeader`` request header
+/// (`X-Malibu-Cache-Policy: <policy name>`, see ``MalibuCore/CachePolicy/headerValue``), which the middleware always
+/// removes before sending; without it the policy is `useProtocolCachePolicy`.
+///
+/// - `useProtocolCachePolicy`: a fresh entry (`max-age` not run out) is returned without a request; a stale one is
+///   revalidated with `If-None-Match` / `If-Modified-Since`, and a `304 Not Modified` is answered from the cache as
+///   a `200 OK` with the stored body.
+/// - `reloadIgnoringLocalCacheData`: the cache is bypassed entirely: no lookup, no validators, nothing stored.
+/// - `returnCacheDataElseLoad`: any stored entry, whatever its age; otherwise a normal load (and store).
+/// - `returnCacheDataDontLoad`: any stored entry; otherwise ``StorageError/Code/cacheMiss``, without a request.
+///
+/// A response from the cache carries ``statusHeader``: `X-Malibu-Cache: hit` (no request was made) or
+/// `X-Malibu-Cache: revalidated` (the server answered 304).
+///
+/// ```swift
+/// let cache = HTTPCache()
+/// let transport = CurlTransport().with(middleware: [CacheMiddleware(cache: cache)])
+/// var head = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/boards")
+/// head.headerFields[CacheMiddleware.policyHeader] = CachePolicy.useProtocolCachePolicy.headerValue
+/// ```
+public struct CacheMiddleware: Middleware {
+  /// The request header carrying the cache policy: `X-Malibu-Cache-Policy`.
+  public static let policyHeader = HTTPField.Name("X-Malibu-Cache-Policy")!
+  /// The response header marking a response served from the cache: `X-Malibu-Cache`.
+  public static let statusHeader = HTTPField.Name("X-Malibu-Cache")!
+  /// The ``statusHeader`` value of a response returned without a request.
+  public static let hit = "hit"
+  /// The ``statusHeader`` value of a response returned after a `304 Not Modified`.
+  public static let revalidated = "revalidated"
+
+  /// The cache.
+  public let cache: HTTPCache
+
+  /// Creates the middleware.
+  /// - Parameter cache: The cache to read and fill.
+  public init(cache: HTTPCache) {
+    self.cache = cache
+  }
+
+  /// Answers from the cache, revalidates, or loads and stores, by the policy in ``policyHeader``.
+  /// - Parameters:
+  ///   - request: The request head.
+  ///   - body: The request body.
+  ///   - options: The transfer options.
+  ///   - next: The rest of the chain.
+  /// - Returns: The response, from the network or the cache.
+  /// - Throws: ``StorageError`` with code ``StorageError/Code/invalidCachePolicy`` for an unknown policy name,
+  ///   ``StorageError/Code/cacheMiss`` for `returnCacheDataDontLoad` without an entry, and whatever `next` throws.
+  public func intercept(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    next: Next
+  ) async throws -> TransportResponse {
+    var request = request
+    let policy = try Self.policy(of: request)
+    request.headerFields[Self.policyHeader] = nil
+    let key = HTTPCache.key(for: request)
+    guard request.method == .get else {
+      let response = try await next(request, body, options)
+      if request.method != .head, request.method != .options, (200..<400).contains(response.head.status.code) {
+        // A successful unsafe method changes the resource: forget what is stored for the same URL.
+        var get = request
+        get.method = .get
+        cache.removeResponse(forKey: HTTPCache.key(for: get))
+      }
+      return response
+    }
+    if policy == .reloadIgnoringLocalCacheData { return try await next(request, body, options) }
+
+    let entry = cache.response(forKey: key)
+    let requestControl = CacheControl(request.headerFields)
+    switch policy {
+    case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
+      if let entry { return Self.answer(entry, status: Self.hit) }
+      if policy == .returnCacheDataDontLoad {
+        throw StorageError(
+          code: .cacheMiss,
+          message: "returnCacheDataDontLoad: no cached response for \(key), and loading is not allowed"
+        )
+      }
+    default:
+      if let entry, !requestControl.noCache, entry.isFresh(at: cache.now()) {
+        return Self.answer(entry, status: Self.hit)
+      }
+    }
+
+    var sent = request
+    var addedValidators = false
+    if let entry, request.headerFields[.ifNoneMatch] == nil, request.headerFields[.ifModifiedSince] == nil {
+      if let etag = entry.etag {
+        sent.headerFields[.ifNoneMatch] = etag
+        addedValidators = true
+      }
+      if let lastModified = entry.lastModified {
+        sent.headerFields[.ifModifiedSince] = lastModified
+        addedValidators = true
+      }
+    }
+    let response = try await next(sent, body, options)
+    if response.head.status.code == 304, addedValidators, let entry {
+      response.body.cancel()
+      let updated = revalidate(entry, with: response.head)
+      cache.store(updated, forKey: key)
+      return Self.answer(updated, status: Self.revalidated)
+    }
+    guard isStorable(response, requestControl: requestControl) else { return response }
+    return storing(response, key: key)
+  }
+}

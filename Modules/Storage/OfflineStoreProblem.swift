@@ -1,0 +1,51 @@
+public import Foundation
+
+/// An entry file of the offline store that could not be loaded, and where it was put.
+///
+/// A corrupt or unreadable entry never stops the other entries from loading: it is moved into the store's
+/// `corrupt/` folder (kept for inspection, never replayed) and reported.
+public struct OfflineStoreProblem: Sendable, CustomStringConvertible {
+  /// The entry's file name in the store directory.
+  public var fileName: String
+  /// Why it could not be loaded.
+  public var reason: String
+  /// Where the file was moved to, or `nil` when even moving it failed.
+  public var movedTo: URL?
+  /// The decoding or I/O error behind it.
+  public var underlyingError: (any Error)?
+
+  /// Creates a problem report.
+  /// - Parameters:
+  ///   - fileName: The entry's file name.
+  ///   - reason: Why it could not be loaded.
+  ///   - movedTo: Where it was moved to.
+  ///   - underlyingError: The error behind it.
+  public init(fileName: String, reason: String, movedTo: URL?, underlyingError: (any Error)? = nil) {
+    self.fileName = fileName
+    self.reason = reason
+    self.movedTo = movedTo
+    self.underlyingError = underlyingError
+  }
+
+  /// `<file name>: <reason>`, and where it went.
+  public var description: String {
+    "\(fileName): \(reason)" + (movedTo.map { " (moved to \($0.path))" } ?? " (could not be moved aside)")
+  }
+}
+
+/// What ``OfflineRequestStore/load()`` found: the entries in insertion order and the files it set aside.
+public struct OfflineStoreContents: Sendable {
+  /// The entries, oldest first.
+  public var requests: [StoredRequest]
+  /// The entry files that could not be loaded.
+  public var problems: [OfflineStoreProblem]
+
+  /// Creates the contents.
+  /// - Parameters:
+  ///   - requests: The entries, oldest first.
+  ///   - problems: The files set aside.
+  public init(requests: [StoredRequest], problems: [OfflineStoreProblem]) {
+    self.requests = requests
+    self.problems = problems
+  }
+}

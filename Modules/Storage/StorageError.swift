@@ -1,0 +1,58 @@
+/// Why an offline-store or HTTP-cache operation failed.
+///
+/// ```swift
+/// do {
+///   try store.save(request)
+/// } catch let error as StorageError where error.code == .ioFailed {
+///   print(error.message)
+/// }
+/// ```
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong. New codes can be added without breaking anyone's code.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+
+    private init(_ name: String) {
+      self.name = name
+    }
+
+    /// A file could not be created, written, synced, renamed, read or removed.
+    public static let ioFailed = Code("ioFailed")
+    /// A stored entry could not be decoded (it is set aside into `corrupt/`).
+    public static let corruptEntry = Code("corruptEntry")
+    /// The request cannot be stored: a parameter that cannot be normalised, say.
+    public static let unsupportedRequest = Code("unsupportedRequest")
+    /// `returnCacheDataDontLoad` asked for a response that is not in the cache.
+    public static let cacheMiss = Code("cacheMiss")
+    /// The `X-Malibu-Cache-Policy` header names no known ``MalibuCore/CachePolicy``.
+    public static let invalidCachePolicy = Code("invalidCachePolicy")
+
+    /// The code's name, as spelled in Swift.
+    public var description: String { name }
+  }
+
+  /// What went wrong.
+  public var code: Code
+  /// A sentence for people.
+  public var message: String
+  /// The error of the underlying layer, if any.
+  public var underlyingError: (any Error)?
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - code: What went wrong.
+  ///   - message: A sentence for people.
+  ///   - underlyingError: The cause, if any.
+  public init(code: Code, message: String, underlyingError: (any Error)? = nil) {
+    self.code = code
+    self.message = message
+    self.underlyingError = underlyingError
+  }
+
+  /// `StorageError.<code>: <message>`, followed by the cause when present.
+  public var description: String {
+    var text = "StorageError.\(code): \(message)"
+    if let underlyingError { text += " (cause: \(underlyingError))" }
+    return text
+  }
+}
