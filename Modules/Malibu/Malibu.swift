@@ -1,6 +1,7 @@
 import MalibuCore
 public import MalibuEncoding
 public import MalibuLogging
+public import MalibuStorage
 
 // The facade's module-level API. The module is named `Malibu`, so these read `Malibu.request(_:)`,
 // `Malibu.parameterEncoders`, ... in user code: module qualification, with no type named `Malibu` that would shadow
@@ -98,4 +99,15 @@ final class NetworkingRegistry: Sendable {
   func unregister(_ name: String) {
     entries.withLock { _ = $0.removeValue(forKey: name) }
   }
+}
+
+/// Removes every request stored for replay in the default offline store, `OfflineRequestStore.defaultDirectory()`,
+/// which every networking created without an `offlineStore` shares (corrupt files set aside are kept).
+///
+/// ```swift
+/// try Malibu.clearOfflineRequestStorage()
+/// ```
+/// - Throws: `StorageError` with code `ioFailed` when a file cannot be removed.
+public func clearOfflineRequestStorage() throws(StorageError) {
+  try DefaultOfflineStore.store.removeAll()
 }

@@ -5,6 +5,7 @@ public import MalibuCore
 public import MalibuLogging
 public import MalibuMocking
 public import MalibuPromises
+public import MalibuStorage
 public import MalibuTransport
 
 /// Sends the requests of one API, described by a ``MalibuCore/RequestConvertible`` type, and hands back promises.
@@ -20,8 +21,9 @@ public import MalibuTransport
 ///
 /// Every request, mocked or real, travels one path: the mode's queue → `endpoint.request` → ``beforeEach`` → the
 /// ``middleware`` gate → encoding (parameters into the query or a body, by content type) → header fields →
-/// ``preProcessRequest`` → logging and authentication middleware → the transport (or the endpoint's mock) →
-/// ``NetworkPromise``. Each setting can be changed at any time from any thread; a request uses the values current
+/// ``preProcessRequest`` → logging, authentication and cache middleware (``cache``) → the transport (or the
+/// endpoint's mock) → ``NetworkPromise``. A request with `storePolicy: .offline` that fails because the host cannot
+/// be reached is saved in ``offlineStore`` for ``replay()``. Each setting can be changed at any time from any thread; a request uses the values current
 /// when it reaches the step that reads them.
 ///
 /// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
@@ -40,9 +42,6 @@ public final class Networking<R: RequestConvertible>: Sendable {
     var transferOptions = TransferOptions()
     var maximumResponseSize = 256 * 1024 * 1024
     var logger = NetworkLogger.shared
-    /// SEAM for MalibuStorage (offline store, HTTP cache): middleware placed after authentication, closest to the
-    /// transport. Empty until MalibuStorage lands; it is not part of the public API.
-    var storageMiddleware: [any Middleware] = []
   }
 
   private struct Flight: Sendable {
@@ -61,6 +60,10 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public let mockProvider: MockProvider<R>?
   /// The transport real (not mocked) requests are sent with.
   public let transport: any Transport
+  /// The HTTP cache `GET` requests are answered from, by each request's `cachePolicy` (see `CacheMiddleware`).
+  public let cache: HTTPCache
+  /// Where requests with `storePolicy: .offline` are kept when the host cannot be reached, until ``replay()``.
+  public let offlineStore: OfflineRequestStore
 
   let authentication: AuthenticationMiddleware
   let settings = Locked(Settings())
@@ -77,15 +80,22 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - mockProvider: Answers some endpoints with mocks; those requests still pass every hook.
   ///   - sessionConfiguration: The configuration of the URLSession transport; ignored by the others.
   ///   - transport: The transport; ``TransportKind/curl`` by default on every platform.
+  ///   - cache: The HTTP cache; a new in-memory `HTTPCache` of its own by default.
+  ///   - offlineStore: Where offline requests are kept; `nil`, the default, uses the store in
+  ///     `OfflineRequestStore.defaultDirectory()` shared by every networking of the process.
   public init(
     mode: NetworkingMode = .async,
     mockProvider: MockProvider<R>? = nil,
     sessionConfiguration: SessionConfiguration = .default,
-    transport: TransportKind = .curl
+    transport: TransportKind = .curl,
+    cache: HTTPCache = HTTPCache(),
+    offlineStore: OfflineRequestStore? = nil
   ) {
     self.mode = mode
     self.mockProvider = mockProvider
     self.transport = transport.makeTransport(sessionConfiguration: sessionConfiguration)
+    self.cache = cache
+    self.offlineStore = offlineStore ?? DefaultOfflineStore.store
     limiter = RequestLimiter(limit: mode.concurrencyLimit)
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
   }
@@ -230,6 +240,21 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let beforeEach = settings.withLock({ $0.beforeEach }) {
       request = beforeEach(request)
     }
+    let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
+    return try await send(request, through: base, storingOffline: true)
+  }
+
+  /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
+  func sendInTurn(_ request: Request) async throws -> Response {
+    let ticket = limiter.reserve()
+    try await limiter.wait(for: ticket)
+    defer { limiter.release() }
+    return try await send(request, through: transport, storingOffline: false)
+  }
+
+  /// A request after `beforeEach`: the middleware gate, encoding, `preProcessRequest`, the middleware chain and
+  /// the transport. With `storingOffline`, an `.offline` request the host could not be reached for is saved.
+  private func send(_ request: Request, through base: any Transport, storingOffline: Bool) async throws -> Response {
     if let middleware = settings.withLock({ $0.middleware }) {
       try await passGate(middleware, logger: settings.withLock { $0.logger })
     }
@@ -244,19 +269,28 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let preProcessRequest = settings.preProcessRequest {
       prepared.head = preProcessRequest(prepared.head)
     }
-    let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
     let chain = MiddlewareTransport(
       transport: base,
-      middleware: [LoggingMiddleware(logger: settings.logger), authentication] + settings.storageMiddleware
+      middleware: [
+        LoggingMiddleware(logger: settings.logger), authentication,
+        CachePolicyMiddleware(policy: request.cachePolicy), CacheMiddleware(cache: cache),
+      ]
     )
     try Task.checkCancellation()
-    let (head, data, url) = try await chain.data(
-      for: prepared.head,
-      body: prepared.body,
-      options: settings.transferOptions,
-      upTo: settings.maximumResponseSize
-    )
-    return Response(data: data, status: head.status, headers: head.headerFields, request: prepared.head, url: url)
+    do {
+      let (head, data, url) = try await chain.data(
+        for: prepared.head,
+        body: prepared.body,
+        options: settings.transferOptions,
+        upTo: settings.maximumResponseSize
+      )
+      return Response(data: data, status: head.status, headers: head.headerFields, request: prepared.head, url: url)
+    } catch {
+      if storingOffline, request.storePolicy == .offline, Self.isHostUnreachable(error) {
+        storeOffline(request, logger: settings.logger)
+      }
+      throw error
+    }
   }
 
   /// Waits for the middleware to resolve or reject its promise.

@@ -1,0 +1,119 @@
+import Foundation
+public import MalibuCore
+import MalibuLogging
+public import MalibuPromises
+public import MalibuStorage
+import MalibuTransport
+
+/// The outcome of one replayed request: its response, or the `NetworkError` it failed with.
+public typealias ReplayOutcome = Result<Response, NetworkError>
+
+extension Networking {
+  /// The `TransportError` codes that mean "the host could not be reached", so an `.offline` request is saved:
+  /// `connectionRefused`, `dnsFailure` and `connectTimeout`. Everything else (a response of any status, another
+  /// timeout, a reset connection, TLS, cancellation) is not saved.
+  public static var offlineErrorCodes: Set<TransportError.Code> { [.connectionRefused, .dnsFailure, .connectTimeout] }
+
+  /// Re-sends the stored offline requests, oldest first, one after another.
+  ///
+  /// ```swift
+  /// networking.replay().done { outcomes in print("\(outcomes.count) requests replayed") }
+  /// ```
+  /// Each stored request was saved after ``beforeEach``, so it is not passed to it again; it goes through the
+  /// ``middleware`` gate, encoding (with the current ``headers``), ``preProcessRequest``, logging,
+  /// authentication, the cache and ``transport`` (never the mock provider), taking its turn in the mode's queue.
+  /// A request that gets a response (of any status) is removed from the store; one that fails because the host
+  /// still cannot be reached (``offlineErrorCodes``) or is cancelled is kept; one that fails otherwise is removed,
+  /// since sending it again would fail again. A corrupt entry file is moved aside by the store, reported through
+  /// ``logger`` (as a `StorageError` with code `corruptEntry`) and skipped. An empty store resolves at once.
+  /// - Returns: The outcome of every replayed request, in replay order; rejected with a `StorageError` when the
+  ///   store directory cannot be read.
+  @discardableResult
+  public func replay() -> Promise<[ReplayOutcome]> {
+    let promise = Promise<[ReplayOutcome]>()
+    let task = Task { [self] in
+      do {
+        promise.resolve(try await replayStoredRequests())
+      } catch {
+        promise.reject(error)
+      }
+    }
+    promise.onCancel { task.cancel() }
+    return promise
+  }
+
+  /// Removes every stored offline request of ``offlineStore`` (corrupt files set aside are kept).
+  ///
+  /// ```swift
+  /// try networking.clearOfflineRequestStorage()
+  /// ```
+  /// - Throws: `StorageError` with code `ioFailed` when a file cannot be removed.
+  public func clearOfflineRequestStorage() throws(StorageError) {
+    try offlineStore.removeAll()
+  }
+
+  private func replayStoredRequests() async throws -> [ReplayOutcome] {
+    let logger = self.logger
+    let contents: OfflineStoreContents
+    do {
+      contents = try offlineStore.load()
+    } catch {
+      logger.log(error: error)
+      throw error
+    }
+    for problem in contents.problems {
+      logger.log(
+        error: StorageError(
+          code: .corruptEntry,
+          message: "offline store: \(problem)",
+          underlyingError: problem.underlyingError
+        )
+      )
+    }
+    var outcomes: [ReplayOutcome] = []
+    for entry in contents.requests {
+      try Task.checkCancellation()
+      let outcome: ReplayOutcome
+      do {
+        outcome = .success(try await sendInTurn(entry.request))
+      } catch {
+        outcome = .failure(NetworkError.wrapping(error))
+      }
+      outcomes.append(outcome)
+      if case .failure(let error) = outcome, error.isCancellation || Self.isHostUnreachable(error) { continue }
+      do {
+        try offlineStore.remove(entry)
+      } catch {
+        logger.log(error: error)
+      }
+    }
+    return outcomes
+  }
+
+  /// Saves a request the host could not be reached for; a failure to save is logged, never thrown.
+  func storeOffline(_ request: Request, logger: NetworkLogger) {
+    var bare = request
+    if bare.contentType.encodesInURL { bare.parameters = [:] }
+    // The URL without the query: the parameters are stored on their own and encoded again on replay.
+    let url = try? bare.buildURL(baseUrl: R.baseUrl)
+    do {
+      try offlineStore.save(request, url: url)
+    } catch {
+      logger.log(error: error)
+    }
+  }
+
+  /// Whether an error means the host could not be reached (see ``offlineErrorCodes``).
+  static func isHostUnreachable(_ error: any Error) -> Bool {
+    let transportError =
+      (error as? TransportError) ?? ((error as? NetworkError)?.underlyingError as? TransportError)
+    guard let transportError else { return false }
+    return offlineErrorCodes.contains(transportError.code)
+  }
+}
+
+/// The offline store networkings use unless given one: `OfflineRequestStore.defaultDirectory()`, one instance per
+/// process so that every networking shares its lock and sequence numbers.
+enum DefaultOfflineStore {
+  static let store = OfflineRequestStore(directory: OfflineRequestStore.defaultDirectory())
+}
