@@ -50,7 +50,7 @@ format:
 
 ## demo: the tour of the library (arrives with the facade)
 demo: setup
-	@echo "make demo: the tour (Tools/Demo) is not written yet; the facade works today through make test and the README examples." >&2
+	@echo "make demo: the tour (Tools/Demo) is not written yet." >&2
 	@exit 1
 
 clean:
