@@ -230,7 +230,12 @@ final class Exchange: Sendable {
     switch phase {
     case .waiting(let continuation):
       continuation.resume(
-        throwing: outcome ?? TransportError(code: .other, message: "URLSession completed the task without a response")
+        throwing: outcome
+          ?? TransportError(
+            code: .other,
+            message: "URLSession ended the task without delivering a response"
+              + " (FoundationNetworking does this to a 3xx response that has no Location)"
+          )
       )
     case .streaming(let channel):
       channel.finish(outcome)
