@@ -133,7 +133,7 @@ let package = Package(
       name: "MalibuIntegrationTests",
       dependencies: [
         "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
-        "MalibuTestSupport",
+        "MalibuTestSupport", "Malibu",
       ],
       path: "Integration"
     ),

@@ -16,6 +16,11 @@ extension Networking {
 
   /// Re-sends the stored offline requests, oldest first, one after another.
   ///
+  /// Replays of one store run one at a time, whichever networking starts them (they are keyed by the store's
+  /// directory): a second `replay()` waits for the running one and then sends what is left, so no stored request
+  /// is sent twice. ``cancelAllRequests()`` and cancelling the returned promise stop a replay; the requests not yet
+  /// answered stay in the store.
+  ///
   /// ```swift
   /// networking.replay().done { outcomes in print("\(outcomes.count) requests replayed") }
   /// ```
@@ -31,14 +36,18 @@ extension Networking {
   @discardableResult
   public func replay() -> Promise<[ReplayOutcome]> {
     let promise = Promise<[ReplayOutcome]>()
+    let turns = ReplayTurns.limiter(for: offlineStore)
+    let ticket = turns.reserve()
     let task = Task { [self] in
       do {
+        try await turns.wait(for: ticket)
+        defer { turns.release() }
         promise.resolve(try await replayStoredRequests())
       } catch {
-        promise.reject(error)
+        promise.reject(error is CancellationError ? NetworkError.cancelled() : error)
       }
     }
-    promise.onCancel { task.cancel() }
+    track(promise, task: task)
     return promise
   }
 
@@ -109,6 +118,22 @@ extension Networking {
       (error as? TransportError) ?? ((error as? NetworkError)?.underlyingError as? TransportError)
     guard let transportError else { return false }
     return offlineErrorCodes.contains(transportError.code)
+  }
+}
+
+/// One queue per offline store directory, so that replays of one store never overlap.
+enum ReplayTurns {
+  private static let limiters = Locked<[String: RequestLimiter]>([:])
+
+  /// The one-slot queue of the store's directory.
+  static func limiter(for store: OfflineRequestStore) -> RequestLimiter {
+    let key = store.directory.standardizedFileURL.path
+    return limiters.withLock { limiters in
+      if let limiter = limiters[key] { return limiter }
+      let limiter = RequestLimiter(limit: 1)
+      limiters[key] = limiter
+      return limiter
+    }
   }
 }
 

@@ -42,14 +42,17 @@ public final class Networking<R: RequestConvertible>: Sendable {
     var transferOptions = TransferOptions()
     var maximumResponseSize = 256 * 1024 * 1024
     var logger = NetworkLogger.shared
+    /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
+    var tokenRefresh: TokenRefreshMiddleware?
   }
 
-  private struct Flight: Sendable {
-    let promise: NetworkPromise
-    let task: Task<Void, Never>
+  /// Something of this networking's that has not finished (a request or a replay), and how to stop it.
+  struct Flight: Sendable {
+    /// Rejects its promise with `NetworkError` code `cancelled` and cancels its task.
+    let cancel: @Sendable () -> Void
   }
 
-  private struct Flights: Sendable {
+  struct Flights: Sendable {
     var nextID: UInt64 = 0
     var active: [UInt64: Flight] = [:]
   }
@@ -68,7 +71,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   let authentication: AuthenticationMiddleware
   let settings = Locked(Settings())
   private let limiter: RequestLimiter
-  private let flights = Locked(Flights())
+  let flights = Locked(Flights())
 
   /// Creates a networking for the endpoints of `R`.
   ///
@@ -162,31 +165,6 @@ public final class Networking<R: RequestConvertible>: Sendable {
     set { settings.withLock { $0.logger = newValue } }
   }
 
-  /// Sends HTTP Basic credentials with every request to `R.baseUrl`'s origin from now on.
-  /// - Parameters:
-  ///   - username: The user id.
-  ///   - password: The password.
-  public func authenticate(username: String, password: String) {
-    authentication.authenticate(username: username, password: password)
-  }
-
-  /// Sends `Authorization: Bearer <token>` with every request to `R.baseUrl`'s origin from now on.
-  /// - Parameter bearerToken: The token.
-  public func authenticate(bearerToken: String) {
-    authentication.authenticate(bearerToken: bearerToken)
-  }
-
-  /// Sends `Authorization: <value>` with every request to `R.baseUrl`'s origin from now on.
-  /// - Parameter authorizationHeader: The whole field value.
-  public func authenticate(authorizationHeader: String) {
-    authentication.authenticate(authorizationHeader: authorizationHeader)
-  }
-
-  /// Stops sending credentials.
-  public func clearAuthentication() {
-    authentication.clearAuthentication()
-  }
-
   /// Sends the request of an endpoint.
   ///
   /// ```swift
@@ -207,28 +185,35 @@ public final class Networking<R: RequestConvertible>: Sendable {
         promise.reject(NetworkError.wrapping(error))
       }
     }
-    let id = flights.withLock { flights in
-      flights.nextID &+= 1
-      flights.active[flights.nextID] = Flight(promise: promise, task: task)
-      return flights.nextID
-    }
-    promise.onCancel { task.cancel() }
-    promise.always { [flights] _ in
-      flights.withLock { _ = $0.active.removeValue(forKey: id) }
-    }
+    track(promise, task: task)
     return promise
   }
 
   /// Cancels every request of this networking that has not finished: waiting in the queue, at the middleware gate
-  /// or in flight. Their promises are rejected with `NetworkError` code `cancelled`.
+  /// or in flight, and a running ``replay()``. Their promises are rejected with `NetworkError` code `cancelled`; a
+  /// replayed request that was cut short stays in the offline store.
   public func cancelAllRequests() {
     let active = flights.withLock { flights in
       defer { flights.active.removeAll() }
       return Array(flights.active.values)
     }
-    for flight in active {
-      flight.promise.reject(NetworkError.cancelled())
-      flight.task.cancel()
+    for flight in active { flight.cancel() }
+  }
+
+  /// Keeps `promise` and its `task` in ``flights`` until the promise settles, so ``cancelAllRequests()`` reaches them.
+  func track<Value: Sendable>(_ promise: Promise<Value>, task: Task<Void, Never>) {
+    let flight = Flight {
+      promise.reject(NetworkError.cancelled())
+      task.cancel()
+    }
+    let id = flights.withLock { flights in
+      flights.nextID &+= 1
+      flights.active[flights.nextID] = flight
+      return flights.nextID
+    }
+    promise.onCancel { task.cancel() }
+    promise.always { [flights] _ in
+      flights.withLock { _ = $0.active.removeValue(forKey: id) }
     }
   }
 
@@ -272,7 +257,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let chain = MiddlewareTransport(
       transport: base,
       middleware: [
-        LoggingMiddleware(logger: settings.logger), authentication,
+        LoggingMiddleware(logger: settings.logger), authenticationMiddleware(in: settings),
         CachePolicyMiddleware(policy: request.cachePolicy), CacheMiddleware(cache: cache),
       ]
     )
@@ -307,7 +292,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// The origin credentials are bound to: the base URL's, when it is an absolute URL with a host.
-  private static func origin(of baseUrl: (any URLStringConvertible)?) -> URL? {
+  static func origin(of baseUrl: (any URLStringConvertible)?) -> URL? {
     guard let string = baseUrl?.urlString, let url = URL(string: string), url.scheme != nil,
       !(url.host ?? "").isEmpty
     else { return nil }

@@ -123,6 +123,49 @@ struct OfflineStoreTests {
     #expect(kept.map(\.url?.path) == ["/api/boards/1"])
   }
 
+  @Test func concurrentReplaysSendEachStoredRequestOnce() async throws {
+    let transport = makeTransport()
+    transport.stub(.delete, "/api/boards/*", error: refused)
+    let store = makeOfflineStore()
+    let networking = makeOfflineNetworking(transport, store: store)
+    for id in 1...5 {
+      _ = await outcome(networking.request(Probe(.delete("boards/\(id)", storePolicy: .offline))))
+    }
+    transport.reset()
+    transport.stub(.delete, "/api/boards/*", status: .noContent, delay: .milliseconds(20))
+    // Two networkings on the same store (as after a restart, or two parts of an app), four replays at once.
+    let other = makeOfflineNetworking(transport, store: OfflineRequestStore(directory: store.directory))
+    let replays = [networking.replay(), other.replay(), networking.replay(), other.replay()]
+    var replayed = 0
+    for replay in replays { replayed += try await replay.value.count }
+    #expect(replayed == 5)
+    #expect(transport.recordedPaths.sorted() == (1...5).map { "/api/boards/\($0)" })
+    #expect(try store.all().isEmpty)
+  }
+
+  @Test func cancelAllRequestsStopsAReplayAndKeepsWhatWasNotSent() async throws {
+    let transport = makeTransport()
+    transport.stub(.delete, "/api/boards/*", error: refused)
+    let networking = makeOfflineNetworking(transport)
+    for id in 1...3 {
+      _ = await outcome(networking.request(Probe(.delete("boards/\(id)", storePolicy: .offline))))
+    }
+    transport.reset()
+    transport.stub(.delete, "/api/boards/*", status: .noContent, delay: .seconds(30))
+    let replay = networking.replay()
+    await eventually("the first replayed request reached the transport") { transport.recordedRequests.count == 1 }
+    networking.cancelAllRequests()
+    let error = await networkError(replay)
+    #expect(error?.code == .cancelled)
+    await eventually("the replay task ended") { transport.recordedRequests.count == 1 }
+    #expect(try networking.offlineStore.all().count == 3)
+    // The networking keeps working: a later replay sends all three.
+    transport.reset()
+    transport.stub(.delete, "/api/boards/*", status: .noContent)
+    #expect(try await networking.replay().value.count == 3)
+    #expect(try networking.offlineStore.all().isEmpty)
+  }
+
   @Test func anEmptyStoreResolvesAtOnce() async throws {
     let transport = makeTransport()
     let networking = makeOfflineNetworking(transport)
