@@ -9,7 +9,7 @@ SENDABLE_SCRATCH := .build-sendable
 TSAN_SCRATCH   := .build-tsan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup setup-servers build test unit tsan lint format docs demo clean
+.PHONY: setup setup-servers build test unit tsan lint format docs readme demo clean
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -20,7 +20,9 @@ setup-servers:
 	@Tools/scripts/setup-servers.sh
 
 ## build: compile every target, tests included, with warnings as errors; the libraries also with explicit Sendable
+## (first: the README's compiled examples must be up to date with README.md)
 build: setup
+	@Tools/scripts/readme-snippets --check
 	$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
@@ -48,10 +50,13 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
 
-## demo: the tour of the library (arrives with the facade)
-demo: setup
-	@echo "make demo: the tour (Tools/Demo) is not written yet." >&2
-	@exit 1
+## readme: regenerate Tests/ReadmeTests/README+Snippets.swift from README.md's Swift blocks
+readme:
+	@Tools/scripts/readme-snippets
+
+## demo: a tour of the library (Tools/Demo) against a local httpbin that the script starts on a free port and stops
+demo: setup setup-servers
+	@Tools/scripts/demo.sh
 
 clean:
 	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH)

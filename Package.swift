@@ -73,9 +73,13 @@ let package = Package(
         "MalibuTransport", "MalibuCurl", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking",
         "MalibuStorage",
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Modules/Malibu"
     ),
+
+    // `make demo`: a tour of the library against local httpbin (not a product).
+    .executableTarget(name: "MalibuDemo", dependencies: ["Malibu"], path: "Tools/Demo"),
 
     // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
     .target(name: "MalibuTestSupport", dependencies: ["MalibuGzip"], path: "Tests/Support"),
@@ -125,6 +129,14 @@ let package = Package(
       name: "MalibuTests",
       dependencies: ["Malibu"],
       path: "Tests/MalibuTests",
+      resources: [.copy("Fixtures")]
+    ),
+
+    // README.md's Swift blocks, compiled (Tools/scripts/readme-snippets writes README+Snippets.swift) and partly run.
+    .testTarget(
+      name: "MalibuReadmeTests",
+      dependencies: ["Malibu"],
+      path: "Tests/ReadmeTests",
       resources: [.copy("Fixtures")]
     ),
 

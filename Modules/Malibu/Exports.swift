@@ -1,5 +1,6 @@
 @_exported import Foundation
 @_exported import HTTPTypes
+@_exported import Logging
 @_exported import MalibuAuth
 @_exported import MalibuCore
 @_exported import MalibuCurl

@@ -31,8 +31,11 @@ public import MalibuTransport
 /// headers. A `multipart/…` body keeps the `Content-Type` its encoder chose, since its boundary must match the bytes.
 /// Every value is checked: CR, LF or NUL fail the request with `NetworkError` code `invalidHeader`.
 ///
-/// Errors reaching the promise are always `NetworkError`: transport failures are wrapped with code
-/// `transportFailed` (cancellations with `cancelled`) and keep the `TransportError` as `underlyingError`.
+/// Errors reaching the promise are `NetworkError`: transport failures are wrapped with code `transportFailed`
+/// (cancellations with `cancelled`) and keep the `TransportError` as `underlyingError`. The one exception is the
+/// caller's own `promise.cancel()`, which rejects that promise with `CancellationError` at once, as it does every
+/// `Promise`; ``cancelAllRequests()`` rejects with `NetworkError` code `cancelled`. `isCancellationError(_:)` is
+/// `true` for both, and `fail { }` skips both unless asked for `.allErrors`.
 public final class Networking<R: RequestConvertible>: Sendable {
   struct Settings: Sendable {
     var beforeEach: (@Sendable (Request) -> Request)?

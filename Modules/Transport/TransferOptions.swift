@@ -1,7 +1,7 @@
 /// How one transfer behaves: timeouts, redirects, decompression, TLS, progress and request compression.
 ///
-/// The defaults suit most API calls: no connect or total timeout beyond 60 s of silence, up to 10 redirects,
-/// gzip and deflate decoded up to 1 GiB, certificates verified.
+/// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
+/// to 10 redirects, gzip and deflate decoded up to 1 GiB, certificates verified.
 ///
 /// ```swift
 /// var options = TransferOptions()

@@ -1,0 +1,372 @@
+// Generated from README.md by Tools/scripts/readme-snippets: do not edit.
+// Regenerate with `make readme`; `make build` fails while this file is out of date.
+//
+// Declaration blocks sit at file scope; every other block is an `async throws` function named after its
+// section, ending with `_ = ...` for the names it declares. Names the prose assumes: ReadmeContext.swift.
+// `#sourceLocation` makes diagnostics name README.md lines.
+
+import Foundation
+import HTTPTypes
+import Malibu
+import MalibuCore
+import MalibuCurl
+import MalibuEncoding
+import MalibuSerialization
+import MalibuTransport
+import MalibuURLSession
+import MalibuValidation
+import Testing
+
+// README.md:31, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
+
+// README.md:48, "Describe the endpoints".
+#sourceLocation(file:"README.md",line:51)
+enum SharkywatersEndpoint: RequestConvertible {
+  case fetchBoards
+  case showBoard(id: Int)
+  case createBoard(type: Int, title: String)
+  case replaceBoard(id: Int, title: String)
+  case updateBoard(id: Int, title: String)
+  case deleteBoard(id: Int)
+  case checkBoard(id: Int)
+  case uploadPhoto(boardId: Int, file: URL)
+  case uploadBackup(file: URL)
+
+  static let baseUrl: (any URLStringConvertible)? = "http://127.0.0.1:8080/api/"
+  static let headers: [String: String] = ["Accept": "application/json"]
+
+  var request: Request {
+    switch self {
+    case .fetchBoards:
+      return .get("boards")
+    case .showBoard(let id):
+      return .get("boards/\(id)")
+    case .createBoard(let type, let title):
+      return .post("boards", parameters: ["type": type, "title": title])  // a JSON body
+    case .replaceBoard(let id, let title):
+      return .put("boards/\(id)", contentType: .formURLEncoded, parameters: ["title": title])
+    case .updateBoard(let id, let title):
+      return .patch("boards/\(id)", parameters: ["title": title], headers: ["If-Match": "\"v7\""])
+    case .deleteBoard(let id):
+      return .delete("boards/\(id)", storePolicy: .offline)  // kept and replayed when the host is unreachable
+    case .checkBoard(let id):
+      return .head("boards/\(id)")
+    case .uploadPhoto(let boardId, let file):
+      let photo = MultipartFile(url: file, mimeType: "image/jpeg")  // streamed from disk
+      return .upload(multipartParameters: ["boardId": boardId, "photo": photo], to: "photos")
+    case .uploadBackup(let file):
+      return .upload(fileAt: file, to: "backups", method: .put, contentType: .custom("application/zip"))
+    }
+  }
+}
+
+struct Board: Decodable, Sendable {
+  let id: Int
+  let title: String
+}
+#sourceLocation()
+
+/// README.md:101, "Describe the endpoints".
+func readmeDescribeTheEndpoints() async throws {
+  #sourceLocation(file:"README.md",line:102)
+  let request = Request(
+    method: .get,
+    resource: "boards",
+    contentType: .query,  // .query, .formURLEncoded, .json, .multipartFormData or .custom("application/xml")
+    parameters: ["type": 1, "text": "classic"],  // Parameters = [String: any Sendable], nested values allowed
+    headers: ["X-Board-Version": "2"],
+    storePolicy: .unspecified,  // .offline: saved when the host cannot be reached, sent again by replay()
+    cachePolicy: .useProtocolCachePolicy  // see "HTTP cache" below
+  )
+  let signed = request.adding(parameters: ["userId": "12345"], headers: ["X-Token": "abc"])
+  let url = try signed.buildURL(baseUrl: SharkywatersEndpoint.baseUrl)
+  // http://127.0.0.1:8080/api/boards?text=classic&type=1&userId=12345
+  #sourceLocation()
+  _ = (request, signed, url)
+}
+
+/// README.md:120, "Networking".
+func readmeNetworking() async throws {
+  #sourceLocation(file:"README.md",line:121)
+  let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, an in-memory HTTP cache
+  let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
+  let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
+  let system = Networking<SharkywatersEndpoint>(sessionConfiguration: .ephemeral, transport: .urlSession)
+  let tested = Networking<SharkywatersEndpoint>(transport: .custom(MockTransport()))  // see "Mocking"
+  #sourceLocation()
+  _ = (networking, serial, pooled, system, tested)
+}
+
+/// README.md:135, "Networking".
+func readmeNetworking2() async throws {
+  #sourceLocation(file:"README.md",line:136)
+  networking.headers = ["X-Client": "sharkywaters"]
+  networking.beforeEach = { request in
+    request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
+  }
+  networking.preProcessRequest = { request in
+    var request = request
+    request.headerFields[HTTPField.Name("X-Trace")!] = "on"
+    return request
+  }
+  networking.middleware = { gate in
+    gate.resolve()  // let the request go on; gate.reject(error) fails it with NetworkError code .requestRejected
+  }
+  #sourceLocation()
+}
+
+/// README.md:159, "Making requests".
+func readmeMakingRequests() async throws {
+  #sourceLocation(file:"README.md",line:160)
+  networking.request(.fetchBoards)
+    .validate()
+    .decode(using: [Board].self)
+    .done { boards in print(boards.count) }
+    .fail { error in print(error) }  // a NetworkError; cancellations are skipped unless .fail(policy: .allErrors)
+    .always { _ in print("finished") }
+
+  let boards = try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+  let titles: Promise<[String]> = networking.request(.fetchBoards)
+    .validate()
+    .decode(using: [Board].self)
+    .then { boards in boards.map(\.title) }
+    .recover { _ in [] }
+  let both = try await when(networking.request(.showBoard(id: 1)), networking.request(.showBoard(id: 2))).value
+  #sourceLocation()
+  _ = (boards, titles, both)
+}
+
+/// README.md:178, "Making requests".
+func readmeMakingRequests2() async throws {
+  #sourceLocation(file:"README.md",line:179)
+  let promise = networking.request(.showBoard(id: 1))
+  promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
+  promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
+  promise.validate(contentTypes: ["application/json", "text/*"])
+  promise.validate(using: CombinedValidator(StatusCodeValidator([200]), ContentTypeValidator(["application/json"])))
+
+  let data: Data = try await promise.toData().value
+  let text: String = try await promise.toString().value  // the charset of Content-Type, else UTF-8
+  let object: [String: any Sendable] = try await promise.toJsonDictionary().value  // null is JSONNull
+  let array: [any Sendable] = try await networking.request(.fetchBoards).toJsonArray().value
+  let decoder = JSONDecoder()
+  decoder.keyDecodingStrategy = .convertFromSnakeCase
+  let board: Board = try await promise.decode(using: Board.self, decoder: decoder).value
+  let response: Response = try await promise.value  // data, statusCode, headers, request, url
+  #sourceLocation()
+  _ = (promise, data, text, object, array, decoder, board, response)
+}
+
+/// README.md:205, "Errors".
+func readmeErrors() async throws {
+  #sourceLocation(file:"README.md",line:206)
+  do {
+    _ = try await networking.request(.showBoard(id: 404)).validate().value
+  } catch let error as NetworkError {
+    switch error.code {
+    case .unacceptableStatusCode:
+      let body = String(decoding: error.response?.data ?? Data(), as: UTF8.self)
+      print("status \(error.response?.statusCode ?? 0): \(body)")
+    case .transportFailed:
+      let transportError = error.underlyingError as? TransportError
+      print("not sent: \(transportError?.code == .connectionRefused ? "server down" : error.message)")
+    default:
+      print(error)
+    }
+  }
+  #sourceLocation()
+}
+
+/// README.md:227, "Authentication".
+func readmeAuthentication() async throws {
+  #sourceLocation(file:"README.md",line:228)
+  networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
+  networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
+  networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
+  networking.clearAuthentication()
+  #sourceLocation()
+}
+
+/// README.md:238, "Authentication".
+func readmeAuthentication2() async throws {
+  #sourceLocation(file:"README.md",line:239)
+  networking.authenticate(bearerToken: token) {
+    try await refreshAccessToken()  // your code: ask the auth server for a new access token
+  }
+  #sourceLocation()
+}
+
+/// README.md:251, "Logging".
+func readmeLogging() async throws {
+  #sourceLocation(file:"README.md",line:252)
+  struct PrintRequestLogger: RequestLogging {
+    func log(request: LoggedRequest, level: LogLevel) {
+      print("->", request.summary)
+    }
+  }
+
+  Malibu.logger.level = .info  // every networking, unless it has a logger of its own
+  Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
+  Malibu.logger.requestLogger = PrintRequestLogger()  // also errorLogger (ErrorLogging), responseLogger
+  networking.logger = NetworkLogger(level: .verbose)  // this networking only
+  #sourceLocation()
+}
+
+/// README.md:269, "Mocking".
+func readmeMocking() async throws {
+  #sourceLocation(file:"README.md",line:270)
+  let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
+    switch endpoint {
+    case .fetchBoards:
+      return Mock(fileName: "boards.json", bundle: .module)  // a resource of your test target
+    case .showBoard(let id):
+      return Mock(json: ["id": id, "title": "Balsa Fish"])
+    case .deleteBoard:
+      return Mock(httpResponse: HTTPResponse(status: .noContent))
+    case .createBoard:
+      return Mock(httpResponse: HTTPResponse(status: .serviceUnavailable), data: Data(#"{"error":"later"}"#.utf8))
+    default:
+      return nil
+    }
+  }
+  let mocked = Networking<SharkywatersEndpoint>(mockProvider: mockProvider)
+  let boards = try await mocked.request(.fetchBoards).validate().decode(using: [Board].self).value
+  #sourceLocation()
+  _ = (mockProvider, mocked, boards)
+}
+
+/// README.md:291, "Mocking".
+func readmeMocking2() async throws {
+  #sourceLocation(file:"README.md",line:294)
+  let transport = MockTransport()
+  transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
+  transport.stub(.get, "/api/boards/*", status: .notFound)
+  transport.stub(.post, "/api/boards", error: TransportError(code: .connectionReset, message: "reset"))
+  let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+
+  let boards = try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+  #expect(boards.isEmpty)
+  #expect(transport.recordedRequests.map(\.path) == ["/api/boards"])
+  #sourceLocation()
+  _ = (transport, networking, boards)
+}
+
+/// README.md:312, "Offline storage and replay".
+func readmeOfflineStorageAndReplay() async throws {
+  #sourceLocation(file:"README.md",line:313)
+  let store = OfflineRequestStore(directory: OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
+  let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
+  networking.request(.deleteBoard(id: 11))
+
+  // Later, when the network is back:
+  let outcomes: [ReplayOutcome] = try await networking.replay().value  // Result<Response, NetworkError> each
+  print("\(outcomes.count) requests replayed")
+  try networking.clearOfflineRequestStorage()  // forget what is left
+  try Malibu.clearOfflineRequestStorage()  // the default store, shared by networkings created without one
+  #sourceLocation()
+  _ = (store, networking, outcomes)
+}
+
+/// README.md:333, "HTTP cache".
+func readmeHTTPCache() async throws {
+  #sourceLocation(file:"README.md",line:334)
+  let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
+  let networking = Networking<SharkywatersEndpoint>(cache: cache)
+  let response = try await networking.request(.fetchBoards).validate().value
+  print(response.isFromCache)  // true when answered from the cache, or after a 304
+  let offline = Request.get("boards", cachePolicy: .returnCacheDataDontLoad)
+  #sourceLocation()
+  _ = (cache, networking, response, offline)
+}
+
+/// README.md:343, "Cancellation".
+func readmeCancellation() async throws {
+  #sourceLocation(file:"README.md",line:344)
+  let promise = networking.request(.fetchBoards)
+  promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
+
+  networking.cancelAllRequests()  // every unfinished request of this networking: NetworkError code .cancelled
+
+  let task = Task {
+    try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+  }
+  task.cancel()  // cancelling the awaiting task cancels the promise, and the request with it
+  #sourceLocation()
+  _ = (promise, task)
+}
+
+/// README.md:363, "The Malibu namespace".
+func readmeTheMalibuNamespace() async throws {
+  #sourceLocation(file:"README.md",line:364)
+  struct PlainTextEncoder: ParameterEncoding {
+    func encode(parameters: Parameters) throws -> Data? {
+      let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
+      return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
+    }
+  }
+
+  Malibu.request(Request.get("http://127.0.0.1:8080/status")).validate().toString().done { text in print(text) }
+  Malibu.register("sharkywaters", networking: networking)
+  let same: Networking<SharkywatersEndpoint>? = Malibu.networking("sharkywaters")
+  Malibu.unregister("sharkywaters")
+  Malibu.parameterEncoders[.custom("text/plain")] = PlainTextEncoder()  // any ParameterEncoding, by content type
+  Malibu.logger.level = .error
+  #sourceLocation()
+  _ = same
+}
+
+/// README.md:385, "Gzip".
+func readmeGzip() async throws {
+  #sourceLocation(file:"README.md",line:386)
+  var options = networking.transferOptions
+  options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
+  options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
+  networking.transferOptions = options
+
+  let packed = try Gzip.deflate(Data("hello".utf8))
+  let unpacked = try Gzip.inflate(packed, limit: 1 << 20)  // gzip, zlib or raw deflate, detected
+  #sourceLocation()
+  _ = (options, packed, unpacked)
+}
+
+/// README.md:397, "Transfer options".
+func readmeTransferOptions() async throws {
+  #sourceLocation(file:"README.md",line:398)
+  var options = TransferOptions()
+  options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
+  options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
+  options.decompression = .disabled  // bodies as they arrived (curl only; see the Transports table)
+  options.tls = TLSOptions(caFile: "/etc/ssl/certs/private-ca.pem")  // also pinnedPublicKey: "sha256//...", insecure
+  options.progress = { progress in print(progress.downloaded, progress.downloadTotal ?? -1) }
+  networking.transferOptions = options
+  networking.maximumResponseSize = 10 << 20  // 256 MiB by default
+  #sourceLocation()
+  _ = options
+}
+
+/// README.md:416, "Using single modules".
+func readmeUsingSingleModules() async throws {
+  #sourceLocation(file:"README.md",line:427)
+  let transport = CurlTransport()
+  let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
+  let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
+  var head = HTTPRequest(method: .get, url: url)
+  head.headerFields[.accept] = "application/json"
+  let (answer, data, finalURL) = try await transport.data(
+    for: head,
+    body: nil,
+    options: TransferOptions(),
+    upTo: 1 << 20
+  )
+  let response = Response(data: data, status: answer.status, headers: answer.headerFields, request: head)
+  let boards = try response.validate().decode([Board].self)
+
+  let json = try JSONParameterEncoder().encode(parameters: ["title": "Balsa", "type": 1])  // {"title":"Balsa","type":1}
+  let form = try FormURLEncoder().encode(parameters: ["firstname": "John", "lastname": "Doe"])  // firstname=John&...
+  var upload = MultipartFormData()
+  upload.append("John", name: "firstname")
+  upload.append(fileAt: URL(fileURLWithPath: "/tmp/photo.jpg"), name: "photo", mimeType: "image/jpeg")
+  let length = upload.contentLength  // exact, before anything is read; transports stream the file from disk
+  #sourceLocation()
+  _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
+}

@@ -1,0 +1,44 @@
+import Malibu
+
+// The names README.md's examples use without declaring them. Everything here answers from a `MockTransport`, so an
+// example run by the tests never leaves the process.
+
+/// The fixtures of one run of README examples.
+///
+/// A test runs examples inside `ReadmeFixtures.$current.withValue(ReadmeFixtures()) { ... }`, so each run has a
+/// networking and a transport of its own and tests can run in parallel; code outside such a scope sees the default
+/// value. A task-local rather than a global variable: nothing here is shared mutable state.
+struct ReadmeFixtures: Sendable {
+  /// The fixtures of the running test.
+  @TaskLocal static var current = ReadmeFixtures()
+
+  /// The transport under ``networking``: every request the examples send ends here.
+  let transport: MockTransport
+  /// What the README calls `networking` once its "Networking" section has created one.
+  let networking: Networking<SharkywatersEndpoint>
+
+  init() {
+    let json: HTTPFields = [.contentType: "application/json"]
+    transport = MockTransport(fallback: MockTransport.Reply(status: .ok, headerFields: json, body: Data("{}".utf8)))
+    transport.stub(.get, "/api/boards", headerFields: json, body: Self.boards)
+    transport.stub(.get, "/api/boards/*", headerFields: json, body: Data(#"{"id":1,"title":"Balsa Fish"}"#.utf8))
+    transport.stub(.get, "/api/boards/404", status: .notFound, headerFields: json, body: Self.notFound)
+    networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+  }
+
+  /// The body of `GET /api/boards`, also `Fixtures/boards.json`.
+  static let boards = Data(#"[{"id":1,"title":"Balsa Fish"},{"id":2,"title":"Wave Rider"}]"#.utf8)
+  /// The body of the 404 the "Errors" section reads.
+  static let notFound = Data(#"{"error":"no such board"}"#.utf8)
+}
+
+/// The README's `networking`: the running test's fixture.
+var networking: Networking<SharkywatersEndpoint> { ReadmeFixtures.current.networking }
+
+/// The README's `token`.
+let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.sharkywaters"
+
+/// The README's `refreshAccessToken()`, the user's own code in the token-refresh example.
+func refreshAccessToken() async throws -> String {
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.refreshed"
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Malibu
+import Testing
+
+/// README.md, compiled and partly run: the examples that only talk to `networking` (a `MockTransport`) or to mocks
+/// run here; the others (a real transport, the default offline store, process-wide settings) are compiled only.
+@Suite("README")
+struct ReadmeTests {
+  /// The package root, from this file's path (Tests/ReadmeTests/ReadmeTests.swift).
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  @Test func generatedFileMatchesTheReadme() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", Self.root.appendingPathComponent("Tools/scripts/readme-snippets").path, "--check"]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(message)")
+  }
+
+  @Test func requestExamplesRunAgainstAMockTransport() async throws {
+    let fixtures = ReadmeFixtures()
+    try await ReadmeFixtures.$current.withValue(fixtures) {
+      try await readmeDescribeTheEndpoints()
+      try await readmeNetworking2()  // the hooks: headers, beforeEach, preProcessRequest, middleware
+      try await readmeMakingRequests()
+      try await readmeMakingRequests2()
+      try await readmeErrors()
+      try await readmeAuthentication()
+      try await readmeGzip()
+      try await readmeTransferOptions()
+      try await readmeCancellation()
+    }
+    let sent = fixtures.transport.recordedRequests
+    let first = try #require(sent.first)
+    #expect(first.path == "/api/boards?locale=en")
+    #expect(first.headerFields[HTTPField.Name("X-Client")!] == "sharkywaters")
+    #expect(first.headerFields[HTTPField.Name("X-Request-Source")!] == "app")
+    #expect(first.headerFields[HTTPField.Name("X-Trace")!] == "on")
+    #expect(first.headerFields[.accept] == "application/json")
+    #expect(sent.contains { $0.path == "/api/boards/404?locale=en" })
+    #expect(fixtures.networking.transferOptions.redirects == .follow(max: 3))
+  }
+
+  @Test func mockingExamplesRun() async throws {
+    try await readmeMocking()
+    try await readmeMocking2()
+  }
+
+  /// The results the README states in comments.
+  @Test func statedResultsHold() async throws {
+    let request = Request(
+      method: .get,
+      resource: "boards",
+      contentType: .query,
+      parameters: ["type": 1, "text": "classic"],
+      headers: ["X-Board-Version": "2"]
+    )
+    let url = try request.adding(parameters: ["userId": "12345"], headers: ["X-Token": "abc"])
+      .buildURL(baseUrl: SharkywatersEndpoint.baseUrl)
+    #expect(url.absoluteString == "http://127.0.0.1:8080/api/boards?text=classic&type=1&userId=12345")
+
+    let json = try JSONParameterEncoder().encode(parameters: ["title": "Balsa", "type": 1])
+    #expect(json.map { String(decoding: $0, as: UTF8.self) } == #"{"title":"Balsa","type":1}"#)
+    let form = try FormURLEncoder().encode(parameters: ["firstname": "John", "lastname": "Doe"])
+    #expect(form.map { String(decoding: $0, as: UTF8.self) } == "firstname=John&lastname=Doe")
+
+    // "Cancellation": a reply that never comes in time, so the requests are surely unfinished when cancelled.
+    let slow = MockTransport(fallback: MockTransport.Reply(status: .ok, delay: .seconds(3600)))
+    let networking = Networking<SharkywatersEndpoint>(transport: .custom(slow))
+    let cancelled = networking.request(.fetchBoards)
+    cancelled.cancel()
+    await #expect(throws: CancellationError.self) { try await cancelled.value }
+    let stopped = networking.request(.fetchBoards)
+    networking.cancelAllRequests()
+    let error = await #expect(throws: NetworkError.self) { try await stopped.value }
+    #expect(error?.code == .cancelled)
+  }
+}
