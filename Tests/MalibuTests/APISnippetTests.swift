@@ -8,7 +8,8 @@ struct APISnippetTests {
   @Test func networkingBlock() async throws {
     let mockTransport = makeTransport()
     mockTransport.stub(.get, "/api/boards", headerFields: jsonHeaders, body: boardsJSON)
-    mockTransport.stub(.delete, "/api/boards/*", status: .noContent)
+    // Slow enough that the delete below is surely in flight when it is cancelled.
+    mockTransport.stub(.delete, "/api/boards/*", status: .noContent, delay: .seconds(30))
     let networking = Networking<SharkywatersEndpoint>(
       mode: .async,  // NetworkingMode: .sync | .async | .limited(Int)
       mockProvider: nil,  // MockProvider<SharkywatersEndpoint>?

@@ -14,12 +14,21 @@ struct ReadmeTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", Self.root.appendingPathComponent("Tools/scripts/readme-snippets").path, "--check"]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
+    // The script's messages go to a file, read once it has exited: reading a pipe while the process runs can be
+    // interrupted by a signal (EINTR), which Foundation's FileHandle on Linux turns into a crash.
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("readme-check-\(UUID().uuidString).log")
+    guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+      Issue.record("cannot create \(log.path)")
+      return
+    }
+    defer { try? FileManager.default.removeItem(at: log) }
+    let output = try FileHandle(forWritingTo: log)
+    process.standardError = output
+    process.standardOutput = output
     try process.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
+    try output.close()
+    let message = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
     #expect(process.terminationStatus == 0, "\(message)")
   }
 
