@@ -9,7 +9,7 @@ SENDABLE_SCRATCH := .build-sendable
 TSAN_SCRATCH   := .build-tsan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup setup-servers build test unit tsan lint format docs readme demo clean
+.PHONY: setup setup-servers build test unit tsan lint format docs readme demo clean bench bench-quick bench-build
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -58,5 +58,29 @@ readme:
 demo: setup setup-servers
 	@Tools/scripts/demo.sh
 
+# Benchmarks: a package of its own (Tools/Benchmarks), so library users never fetch its dependencies. The runner
+# starts nginx on a free loopback port, generates the served files into $(BENCH_WORK) once, runs every contender x
+# workload interleaved with repeats, prints the table and rewrites BENCHMARKS.md below its preamble.
+BENCH_PACKAGE  := Tools/Benchmarks
+BENCH_WORK     := .build-bench
+PYTHON3        ?= python3
+
+## bench: build the C baselines and the Swift clients (release), then run every benchmark (~15 min) into BENCHMARKS.md
+bench: setup-servers bench-build
+	$(PYTHON3) $(BENCH_PACKAGE)/Scripts/bench.py
+
+## bench-quick: the same with fewer requests and 2 repeats (BENCH_QUICK=1): a few minutes, figures indicative only
+bench-quick:
+	BENCH_QUICK=1 $(MAKE) bench
+
+## bench-build: the C baselines (gcc -O2, libcurl + zlib) and the Swift clients in release
+# (MalibuBenchmarks is built by `swift package benchmark` itself, with its own flags: building it here too would only
+# make the two builds undo each other.)
+bench-build: setup
+	@mkdir -p $(BENCH_WORK)
+	gcc -O2 -Wall -Wextra -o $(BENCH_WORK)/bench-c $(BENCH_PACKAGE)/C/bench_c.c $$(pkg-config --cflags --libs libcurl zlib)
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
+
 clean:
-	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH)
+	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build

@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+"""The `make bench` runner: every contender x workload, interleaved, with repeats; one Markdown table.
+
+Starts its own nginx on a free loopback port (Scripts/nginx.conf.template), generates the served files into
+.build-bench/www once, runs one client process per measurement (bench-client for the Swift contenders, bench-c for
+the C baseline), takes medians, prints the table with the ratio of each row to the C row of its workload and the
+targets of the benchmark issue, runs the ordo-one/benchmark micro-benchmarks and rewrites BENCHMARKS.md below its
+hand-written preamble. nginx is stopped on every exit path (normal end, error, Ctrl-C, SIGTERM; and by the kernel's
+parent-death signal if this process is killed outright).
+
+Environment:
+  BENCH_REPEATS   repeats per contender and workload (default 5; 2 with BENCH_QUICK=1)
+  BENCH_QUICK=1   fewer requests (development; figures are indicative only)
+  BENCH_ONLY      a regular expression on "workload/contender" to run a subset (BENCHMARKS.md is then left alone)
+  BENCH_MICRO=0   skip the ordo-one/benchmark micro-benchmarks
+  BENCH_MAX_SECONDS  a GET row stops after this long, its rate over the requests done (default 10; 0: never)
+  BENCH_BIN       where bench-client and bench-client-ahc are (default: Tools/Benchmarks/.build/release)
+  MALIBU_NGINX    the nginx binary (default: PATH, /usr/sbin/nginx, ...)
+Only the Python standard library is used.
+"""
+
+import ctypes
+import datetime
+import gzip
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+PACKAGE = os.path.join(ROOT, "Tools", "Benchmarks")
+WORK = os.path.join(ROOT, ".build-bench")
+WWW = os.path.join(WORK, "www")
+TEMPLATE = os.path.join(PACKAGE, "Scripts", "nginx.conf.template")
+REPORT = os.path.join(ROOT, "BENCHMARKS.md")
+RESULTS_MARKER = "<!-- bench:results (everything below is rewritten by make bench) -->"
+
+MIB = 1 << 20
+SIZES = {"100b.bin": 100, "1k.bin": 1 << 10, "64k.bin": 64 << 10, "1m.bin": 1 << 20, "100m.bin": 100 << 20}
+DATA_VERSION = "1"  # bump when the generated files change
+
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+REPEATS = int(os.environ.get("BENCH_REPEATS", "2" if QUICK else "5"))
+ONLY = re.compile(os.environ["BENCH_ONLY"]) if os.environ.get("BENCH_ONLY") else None
+SEQUENTIAL_REQUESTS = 2_000 if QUICK else 20_000
+CONCURRENT_REQUESTS = 5_000 if QUICK else 50_000
+# A GET row stops starting requests after this many seconds and reports its rate over the requests done: it bounds
+# the slowest rows (URLSession's, a few thousand requests/s) so that the full run stays near 15 minutes.
+MAX_SECONDS = float(os.environ.get("BENCH_MAX_SECONDS", "10"))
+RUN_TIMEOUT = 300  # seconds for one client process; a hung client is an error row, not a hung bench
+
+SWIFT = ["malibu-curl", "facade-curl", "malibu-urlsession", "facade-urlsession", "ahc", "urlsession"]
+STREAMING = ["malibu-curl", "malibu-urlsession", "ahc", "urlsession"]  # the facade collects; it cannot stream
+
+# (id, label, client workload, extra options, contenders)
+WORKLOADS = [
+    ("get-seq", "GET 100 B sequential, keep-alive", "get-seq", [], ["c"] + SWIFT),
+    ("get-32", "GET 100 B, 32 in flight", "get-concurrent", ["--concurrency", "32"], ["c"] + SWIFT),
+    ("get-128", "GET 100 B, 128 in flight", "get-concurrent", ["--concurrency", "128"], ["c"] + SWIFT),
+    ("download-collect", "100 MiB download, collected", "download-collect", [], ["c"] + SWIFT),
+    ("download-stream", "100 MiB download, streamed", "download-stream", [], ["c"] + STREAMING),
+    ("download-file", "100 MiB download, to a file", "download-file", [], ["c"] + STREAMING),
+    ("upload-file", "100 MiB upload from a file", "upload-file", [], ["c"] + STREAMING),
+    ("gzip-decode", "~100 MiB gzip JSON decoded", "gzip-decode", [], ["c"] + STREAMING),
+]
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+class Interrupted(Exception):
+    """Raised from SIGTERM/SIGHUP so that every `finally` (nginx, temp files) runs."""
+
+
+def on_signal(number, _frame):
+    raise Interrupted(f"signal {number}")
+
+
+# ---- data ---------------------------------------------------------------------------------------------------------
+
+
+def json_document(target):
+    """A ~`target`-byte JSON array of varied records (compresses like real API payloads, not like zeros)."""
+    rng = random.Random(7)
+    words = ["malibu", "curl", "swift", "linux", "nginx", "zlib", "promise", "request", "response", "header",
+             "stream", "buffer", "socket", "encoder", "decoder", "latency", "throughput", "session", "token"]
+    parts, size, index = ["["], 1, 0
+    while size < target:
+        record = json.dumps({
+            "id": index,
+            "uuid": "%032x" % rng.getrandbits(128),
+            "name": " ".join(rng.choice(words) for _ in range(3)),
+            "score": round(rng.random() * 1000, 3),
+            "active": rng.random() < 0.5,
+            "tags": [rng.choice(words) for _ in range(rng.randint(1, 5))],
+            "location": {"lat": round(rng.uniform(-90, 90), 6), "lon": round(rng.uniform(-180, 180), 6)},
+            "note": None if rng.random() < 0.3 else "".join(rng.choice("abcdefghij klmnop") for _ in range(40)),
+        }, separators=(",", ":"))
+        if index:
+            parts.append(",")
+        parts.append(record)
+        size += len(record) + 1
+        index += 1
+    parts.append("]")
+    return "".join(parts).encode()
+
+
+def generate_data():
+    """Writes the served files once; a stamp file says they are complete and of this version.
+
+    The writing happens in a child process: building the 100 MiB document would leave this runner with a large
+    peak RSS, which Linux carries over into ru_maxrss of every client it starts.
+    """
+    stamp = os.path.join(WWW, ".complete")
+    if not (os.path.exists(stamp) and open(stamp).read() == DATA_VERSION):
+        log("generating the served files into .build-bench/www (once)")
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--generate"], check=True)
+    return json.load(open(os.path.join(WWW, "sizes.json")))
+
+
+def write_data():
+    stamp = os.path.join(WWW, ".complete")
+    os.makedirs(WWW, exist_ok=True)
+    rng = random.Random(42)
+    for name, size in SIZES.items():
+        with open(os.path.join(WWW, name), "wb") as file:
+            remaining = size
+            while remaining:
+                count = min(remaining, 8 * MIB)
+                file.write(rng.randbytes(count))
+                remaining -= count
+    document = json_document(100 * MIB)
+    with open(os.path.join(WWW, "100m.json.gz"), "wb") as file:
+        file.write(gzip.compress(document, compresslevel=6, mtime=0))
+    sizes = {"json_decoded": len(document), "json_gzip": os.path.getsize(os.path.join(WWW, "100m.json.gz"))}
+    json.dump(sizes, open(os.path.join(WWW, "sizes.json"), "w"))
+    open(stamp, "w").write(DATA_VERSION)
+
+
+# ---- nginx --------------------------------------------------------------------------------------------------------
+
+
+def find_nginx():
+    for candidate in [os.environ.get("MALIBU_NGINX"), shutil.which("nginx"), "/usr/sbin/nginx",
+                      "/usr/local/sbin/nginx", "/usr/local/bin/nginx", "/opt/homebrew/bin/nginx"]:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    sys.exit("bench: nginx not found; run `make setup-servers` (Debian's nginx) or set MALIBU_NGINX")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def die_with_parent():
+    """In the nginx child: the kernel sends SIGTERM to it if this runner dies, even by SIGKILL."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Nginx:
+    def __init__(self, binary, run_dir):
+        self.binary, self.run_dir, self.process = binary, run_dir, None
+
+    def start(self):
+        for _ in range(5):
+            self.port = free_port()
+            config = open(TEMPLATE).read()
+            for key, value in {"@PORT@": str(self.port), "@RUN_DIR@": self.run_dir, "@WWW_DIR@": WWW,
+                               "@USER_DIRECTIVE@": "user root;" if os.getuid() == 0 else ""}.items():
+                config = config.replace(key, value)
+            path = os.path.join(self.run_dir, "nginx.conf")
+            open(path, "w").write(config)
+            self.log = open(os.path.join(self.run_dir, "nginx.log"), "w+")
+            self.process = subprocess.Popen([self.binary, "-p", self.run_dir, "-c", path, "-e", "stderr"],
+                                            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
+                                            preexec_fn=die_with_parent)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and self.process.poll() is None:
+                try:
+                    connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+                    connection.request("GET", "/health")
+                    if connection.getresponse().status == 200:
+                        connection.close()
+                        return f"http://127.0.0.1:{self.port}"
+                except OSError:
+                    time.sleep(0.05)
+            self.stop()  # the port was taken meanwhile, or nginx failed: try another port
+        self.log.seek(0)
+        sys.exit(f"bench: nginx did not start:\n{self.log.read()[-2000:]}")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()  # the master stops its worker and exits
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+
+# ---- measurements -------------------------------------------------------------------------------------------------
+
+
+def client_binary(contender):
+    """The C baseline, async-http-client's own binary, or bench-client for Malibu and URLSession."""
+    if contender == "c":
+        return os.path.join(WORK, "bench-c")
+    name = "bench-client-ahc" if contender == "ahc" else "bench-client"
+    return os.path.join(os.environ.get("BENCH_BIN", os.path.join(PACKAGE, ".build", "release")), name)
+
+
+def client_command(contender, workload, base, run_dir, sizes):
+    binary = client_binary(contender)
+    _, _, name, extra, _ = workload
+    args = [binary, contender, name, "--base", base] + extra
+    if name == "get-seq":
+        args += ["--requests", str(SEQUENTIAL_REQUESTS), "--bytes", "100", "--max-seconds", str(MAX_SECONDS)]
+    elif name == "get-concurrent":
+        args += ["--requests", str(CONCURRENT_REQUESTS), "--bytes", "100", "--max-seconds", str(MAX_SECONDS)]
+    elif name.startswith("download-"):
+        args += ["--bytes", str(SIZES["100m.bin"]), "--out", os.path.join(run_dir, "download.out")]
+    elif name == "upload-file":
+        args += ["--file", os.path.join(WWW, "100m.bin")]
+    elif name == "gzip-decode":
+        args += ["--bytes", str(sizes["json_decoded"])]
+        if contender == "c":
+            args += ["--file", os.path.join(WWW, "100m.json.gz")]
+    return args
+
+
+def run_one(command, run_dir):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=run_dir,
+                              preexec_fn=die_with_parent)
+    except subprocess.TimeoutExpired:
+        return {"errors": 1, "detail": f"timed out after {RUN_TIMEOUT} s"}
+    finally:
+        out = os.path.join(run_dir, "download.out")
+        if os.path.exists(out):
+            os.remove(out)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        return {"errors": 1, "detail": f"exit {done.returncode}: {(done.stderr or done.stdout).strip()[-300:]}"}
+    result = json.loads(lines[-1])
+    if done.returncode != 0 and not result.get("errors"):
+        result["errors"] = 1
+    return result
+
+
+def floors(base, run_dir):
+    """The peak RSS of each client binary doing nothing (runtime, libraries, a client): the floor of its RSS."""
+    found = {}
+    for contender in ["c", "malibu-curl", "ahc"]:
+        result = run_one([client_binary(contender), contender, "idle", "--base", base], run_dir)
+        found[os.path.basename(client_binary(contender))] = result.get("peak_rss_mib", 0)
+    return found
+
+
+def measure(base, run_dir, sizes):
+    """Runs the matrix: for each workload, `REPEATS` rounds of every contender in turn (A/B/C/A/B/C ...)."""
+    results = {}
+    for workload in WORKLOADS:
+        key, label, _, _, contenders = workload
+        chosen = [c for c in contenders if not ONLY or ONLY.search(f"{key}/{c}")]
+        for repeat in range(REPEATS):
+            for contender in chosen:
+                result = run_one(client_command(contender, workload, base, run_dir, sizes), run_dir)
+                results.setdefault((key, contender), []).append(result)
+                status = f"{result.get('value', 0):,.1f} {result.get('unit', '')}"
+                if result.get("errors"):
+                    status += f"  ERRORS {result['errors']} {result.get('detail', '')}"
+                log(f"{key:17} {contender:18} #{repeat + 1}: {status}")
+    return results
+
+
+# ---- targets (the benchmark issue's "Targets" section) ------------------------------------------------------------
+
+
+def targets(key, contender, stats):
+    """(text, met) pairs for one row; `stats` maps contender -> summary of this workload."""
+    row, out = stats[contender], []
+
+    def ratio_to(other, at_least, name):
+        if other in stats and stats[other]["median"]:
+            value = row["median"] / stats[other]["median"]
+            out.append((f"≥ {at_least:g}× {name}", value >= at_least))
+
+    def rss_below(limit):
+        out.append((f"RSS < {limit} MiB", row["rss"] < limit))
+
+    if contender == "malibu-curl":
+        if key == "get-seq":
+            ratio_to("c", 0.9, "C")
+        elif key == "get-32":
+            ratio_to("c", 0.75, "C")
+        elif key == "download-stream":
+            ratio_to("c", 0.9, "C")
+            if "ahc" in stats:
+                out.append(("> AHC", row["median"] > stats["ahc"]["median"]))
+        elif key == "download-collect":
+            ratio_to("c", 1.0, "C")
+        elif key in ("download-file", "upload-file"):
+            rss_below(40)
+        elif key == "gzip-decode":
+            ratio_to("c", 0.9, "zlib")
+            rss_below(40)
+    elif contender == "facade-curl":
+        ratio_to("malibu-curl", 0.9, "CurlTransport")
+    elif contender == "facade-urlsession":
+        ratio_to("malibu-urlsession", 0.9, "URLSessionTransport")
+    elif contender == "malibu-urlsession":
+        ratio_to("urlsession", 0.95, "URLSession")
+    return out
+
+
+def summarize(results):
+    stats = {}
+    for (key, contender), runs in results.items():
+        good = [r for r in runs if not r.get("errors") and r.get("value")]
+        values = [r["value"] for r in good]
+        stats.setdefault(key, {})[contender] = {
+            "median": statistics.median(values) if values else 0.0,
+            "min": min(values) if values else 0.0,
+            "max": max(values) if values else 0.0,
+            "unit": next((r["unit"] for r in good), ""),
+            "rss": max((r.get("peak_rss_mib", 0) for r in runs), default=0),
+            "errors": sum(1 for r in runs if r.get("errors")),
+            "requests": min((r.get("requests", 0) for r in good), default=0),
+            "runs": len(runs),
+        }
+    return stats
+
+
+def number(value):
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def stopped_early(stats):
+    """The GET rows that hit MAX_SECONDS before their request count: (label, contender, fewest requests done)."""
+    found = []
+    for key, label, name, _, contenders in WORKLOADS:
+        planned = SEQUENTIAL_REQUESTS if name == "get-seq" else CONCURRENT_REQUESTS
+        for contender in contenders:
+            row = stats.get(key, {}).get(contender)
+            if name.startswith("get-") and row and 0 < row["requests"] < planned:
+                found.append((label, contender, row["requests"]))
+    return found
+
+
+def table(stats):
+    lines = ["| workload | contender | median | min–max | unit | peak RSS (MiB) | × C | target |",
+             "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
+    for key, label, _, _, contenders in WORKLOADS:
+        for contender in contenders:
+            row = stats.get(key, {}).get(contender)
+            if not row:
+                continue
+            base = stats[key].get("c", {}).get("median")
+            ratio = f"{row['median'] / base:.2f}" if base and row["median"] else "—"
+            checks = targets(key, contender, stats[key])
+            verdict = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for text, met in checks) or "—"
+            if row["errors"]:
+                verdict = f"**{row['errors']}/{row['runs']} runs failed**; " + verdict
+            lines.append(f"| {label} | {contender} | {number(row['median'])} | {number(row['min'])}–"
+                         f"{number(row['max'])} | {row['unit']} | {row['rss']:.0f} | {ratio} | {verdict} |")
+    return "\n".join(lines)
+
+
+# ---- micro-benchmarks (ordo-one/benchmark) ------------------------------------------------------------------------
+
+
+def micro_benchmarks(run_dir):
+    """Runs `swift package benchmark` and returns a Markdown table of its key figures, or None."""
+    out = os.path.join(run_dir, "micro")
+    os.makedirs(out, exist_ok=True)
+    command = ["swift", "package", "--package-path", PACKAGE, "--allow-writing-to-directory", out,
+               "benchmark", "--format", "jmh", "--path", out, "--no-progress"]
+    log("micro-benchmarks: " + " ".join(command))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        log(f"micro-benchmarks failed (exit {done.returncode}):\n{(done.stderr or done.stdout)[-3000:]}")
+        return None
+    rows = {}
+    for name in os.listdir(out):
+        if not name.endswith(".json"):
+            continue
+        # JMH export: one element per benchmark; throughput is primary, the others are secondary metrics with
+        # percentiles (wall clock in µs; mallocs as counts). Iterations are single operations (scalingFactor .one).
+        for entry in json.load(open(os.path.join(out, name))):
+            bench = entry["benchmark"].split("MalibuBenchmarks.", 1)[-1].replace("_", " ")
+            rows[bench] = {key: metric["scorePercentiles"]["50.0"] for key, metric in entry["secondaryMetrics"].items()}
+    lines = ["| benchmark | median time (µs) | operations/s | mallocs per operation |",
+             "| --- | ---: | ---: | ---: |"]
+    for bench in sorted(rows):
+        wall, mallocs = rows[bench].get("Time (wall clock)"), rows[bench].get("Malloc (total)")
+        ops = f"{1e6 / wall:,.0f}" if wall else "—"
+        lines.append(f"| {bench} | {wall:,.2f} | {ops} | {mallocs:,.0f} |" if wall is not None and mallocs is not None
+                     else f"| {bench} | — | — | — |")
+    facade = next((v for k, v in rows.items() if k.startswith("Facade")), {}).get("Time (wall clock)")
+    alone = next((v for k, v in rows.items() if k.startswith("MockTransport alone")), {}).get("Time (wall clock)")
+    if facade is not None and alone is not None:
+        overhead = facade - alone
+        verdict = "met" if overhead < 10 else "MISSED"
+        lines += ["", f"Facade overhead per request (Facade row minus MockTransport-alone row): {overhead:,.1f} µs; "
+                      f"target < 10 µs: **{verdict}**."]
+    return "\n".join(lines)
+
+
+# ---- report -------------------------------------------------------------------------------------------------------
+
+
+def command_output(command):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return (done.stdout + done.stderr).strip()
+    except OSError:
+        return "unknown"
+
+
+def machine(nginx):
+    cpu = "unknown"
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return [
+        f"- Machine: {os.cpu_count()} CPUs (`nproc`: {command_output(['nproc'])}), {cpu}",
+        f"- Kernel: {command_output(['uname', '-sr'])}",
+        f"- Swift: {command_output(['swift', '--version']).splitlines()[0]}",
+        f"- libcurl: {command_output(['curl-config', '--version'])}; zlib: "
+        f"{command_output(['pkg-config', '--modversion', 'zlib'])}",
+        f"- nginx: {command_output([nginx, '-v']).replace('nginx version: ', '')} (1 worker, loopback)",
+    ]
+
+
+def write_report(text):
+    preamble = "# Benchmarks\n\n(Findings and profiles go here, above the results marker.)\n\n"
+    if os.path.exists(REPORT):
+        current = open(REPORT).read()
+        if RESULTS_MARKER in current:
+            preamble = current.split(RESULTS_MARKER)[0]
+    with open(REPORT, "w") as file:
+        file.write(preamble + RESULTS_MARKER + "\n\n" + text + "\n")
+
+
+def remove_stale_run_directories():
+    """Run directories left by a runner that was killed outright (SIGKILL leaves no chance to clean up); its nginx
+    is gone already (parent-death signal). A directory whose nginx is still running belongs to a live runner."""
+    for name in os.listdir(WORK):
+        path = os.path.join(WORK, name)
+        if not name.startswith("run-") or not os.path.isdir(path) or time.time() - os.path.getmtime(path) < 120:
+            continue
+        try:
+            os.kill(int(open(os.path.join(path, "nginx.pid")).read().strip()), 0)
+            continue  # alive
+        except (OSError, ValueError):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def main():
+    for number_ in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number_, on_signal)
+    started = time.monotonic()
+    nginx_binary = find_nginx()
+    needed = {client_binary(c) for w in WORKLOADS for c in w[4] if not ONLY or ONLY.search(f"{w[0]}/{c}")}
+    for binary in sorted(needed):
+        if not os.access(binary, os.X_OK):
+            sys.exit(f"bench: {binary} is missing; run `make bench` (it builds both)")
+    sizes = generate_data()
+    remove_stale_run_directories()
+    run_dir = tempfile.mkdtemp(prefix="run-", dir=WORK)
+    server = Nginx(nginx_binary, run_dir)
+    try:
+        try:
+            base = server.start()
+            log(f"nginx on {base}; {REPEATS} repeats; {'quick' if QUICK else 'full'} mode")
+            results = measure(base, run_dir, sizes)
+            floor = floors(base, run_dir) if not ONLY else {}
+        finally:
+            server.stop()
+        stats = summarize(results)
+        results_table = table(stats)
+        micro = None
+        if os.environ.get("BENCH_MICRO", "1") != "0" and not ONLY:
+            try:
+                micro = micro_benchmarks(run_dir)
+            except subprocess.TimeoutExpired:
+                log("micro-benchmarks timed out")
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    command = "BENCH_QUICK=1 make bench" if QUICK else "make bench"
+    mode = "quick mode, fewer requests: indicative figures only; " if QUICK else ""
+    heading = [f"## Latest run: {date}", "",
+               f"Command: `{command}` ({mode}{REPEATS} interleaved repeats per row; medians; "
+               f"{SEQUENTIAL_REQUESTS:,} sequential and {CONCURRENT_REQUESTS:,} concurrent requests). "
+               f"Wall time {time.monotonic() - started:,.0f} s.", ""] + machine(nginx_binary) + [""]
+    text = "\n".join(heading) + "\n" + results_table + "\n"
+    text += ("\n× C: the row's median over the C row of its workload (libcurl; raw zlib inflate from memory for "
+             "gzip). Peak RSS: the largest of the row's runs, as VmHWM (the process's own high-water mark); the C "
+             "gzip row holds the whole compressed file in memory.\n")
+    early = stopped_early(stats)
+    if early:
+        text += (f"\nGET rows stop starting requests after {MAX_SECONDS:g} s (`BENCH_MAX_SECONDS`) and report the rate "
+                 "over the requests done; these did (fewest requests of a run): "
+                 + "; ".join(f"{label} / {contender}: {count:,}" for label, contender, count in early) + ".\n")
+    if floor:
+        text += ("\nPeak RSS of each client doing nothing (runtime, libraries, one client; the floor under its rows): "
+                 + ", ".join(f"{name} {value:.1f} MiB" for name, value in floor.items()) + ".\n")
+    if micro:
+        text += "\n### Micro-benchmarks (ordo-one/benchmark)\n\n" + micro + "\n"
+    print(text)
+    if ONLY:
+        log("BENCH_ONLY is set: BENCHMARKS.md left as it is")
+    else:
+        write_report(text)
+        log(f"wrote {os.path.relpath(REPORT, ROOT)}")
+    errors = sum(row["errors"] for workload in stats.values() for row in workload.values())
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--generate"]:
+        sys.exit(write_data())
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, Interrupted) as stop:
+        sys.exit(f"bench: stopped ({stop or 'interrupted'}); nginx and temporary files cleaned up")

@@ -1,0 +1,84 @@
+import BenchSupport
+import Foundation
+import Malibu
+
+/// `malibu-curl` and `malibu-urlsession`: a Malibu ``Transport`` used directly, with its own streaming and file APIs
+/// (`data(for:)` collects into one buffer, `send` streams the ``ResponseBody``, `RequestBody.file` uploads).
+struct TransportClient: Client {
+  let transport: any Transport
+  let authority: String
+  let close: @Sendable () -> Void
+
+  /// A CurlTransport whose connection limits fit the workload's concurrency.
+  static func curl(_ options: Options) -> TransportClient {
+    var configuration = CurlTransport.Configuration()
+    configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, options.concurrency)
+    configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, options.concurrency)
+    let transport = CurlTransport(configuration: configuration)
+    return TransportClient(transport: transport, authority: options.authority) { transport.shutdown() }
+  }
+
+  /// A URLSessionTransport whose session allows as many connections as the workload keeps in flight.
+  static func urlSession(_ options: Options) -> TransportClient {
+    let transport = URLSessionTransport(configuration: URLSessionClient.configuration(options))
+    return TransportClient(transport: transport, authority: options.authority) { transport.shutdown() }
+  }
+
+  private func head(_ method: HTTPRequest.Method, _ path: String) -> HTTPRequest {
+    HTTPRequest(method: method, scheme: "http", authority: authority, path: path)
+  }
+
+  func get(_ path: String) async throws -> Int {
+    let (response, data, _) = try await transport.data(
+      for: head(.get, path),
+      body: nil,
+      options: TransferOptions(),
+      upTo: 1 << 30
+    )
+    guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
+    return data.count
+  }
+
+  func stream(_ path: String) async throws -> Int {
+    let response = try await transport.send(head(.get, path), body: nil, options: TransferOptions())
+    guard response.head.status.code == 200 else { throw BenchError.status(response.head.status.code) }
+    var count = 0
+    for try await chunk in response.body {
+      count += chunk.count
+    }
+    return count
+  }
+
+  func download(_ path: String, to destination: String) async throws -> Int {
+    let response = try await transport.send(head(.get, path), body: nil, options: TransferOptions())
+    guard response.head.status.code == 200 else { throw BenchError.status(response.head.status.code) }
+    let fd = try createFile(destination)
+    defer { Foundation.close(fd) }
+    for try await chunk in response.body {
+      try chunk.withUnsafeBytes { try writeAll(fd, $0) }
+    }
+    return fileSize(destination)
+  }
+
+  func upload(_ source: String, to path: String) async throws -> String {
+    var request = head(.post, path)
+    request.headerFields[.contentType] = "application/octet-stream"
+    let (response, data, _) = try await transport.data(
+      for: request,
+      body: try RequestBody.file(URL(fileURLWithPath: source)),
+      options: TransferOptions(),
+      upTo: 1 << 20
+    )
+    guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Decompression is on by default (`TransferOptions.decompression`): the transport inflates as the body streams.
+  func decode(_ path: String) async throws -> Int {
+    try await stream(path)
+  }
+
+  func shutdown() async {
+    close()
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The command line of one measurement.
+package struct Options: Sendable {
+  package static let usage = """
+    usage: bench-client <contender> <workload> --base URL [--requests N] [--concurrency N] [--bytes N] \
+    [--file PATH] [--out PATH] [--max-seconds S]
+    """
+
+  package var contender: String
+  package var workload: String
+  /// `http://127.0.0.1:PORT`, the runner's nginx.
+  package var base = "http://127.0.0.1:8080"
+  package var requests = 1000
+  package var concurrency = 1
+  /// The byte count every response body must have (decoded, for gzip-decode).
+  package var bytes = -1
+  package var file: String?
+  package var out: String?
+  /// A GET workload stops starting requests after this long; its rate is then over the requests done.
+  package var maxSeconds: Double?
+
+  package init(_ arguments: [String]) throws(UsageError) {
+    guard arguments.count >= 2 else { throw UsageError("missing <contender> <workload>") }
+    contender = arguments[0]
+    workload = arguments[1]
+    var index = 2
+    while index < arguments.count {
+      guard index + 1 < arguments.count else { throw UsageError("\(arguments[index]) needs a value") }
+      let value = arguments[index + 1]
+      switch arguments[index] {
+      case "--base": base = value
+      case "--requests": requests = try Self.positive(value, arguments[index])
+      case "--concurrency": concurrency = try Self.positive(value, arguments[index])
+      case "--bytes": bytes = Int(value) ?? -1
+      case "--file": file = value
+      case "--out": out = value
+      case "--max-seconds": maxSeconds = Double(value).flatMap { $0 > 0 ? $0 : nil }
+      default: throw UsageError("unknown option \(arguments[index])")
+      }
+      index += 2
+    }
+  }
+
+  /// `host:port` of ``base``, for building `HTTPRequest`s.
+  package var authority: String {
+    String(base.drop { $0 != "/" }.drop { $0 == "/" })
+  }
+
+  private static func positive(_ value: String, _ name: String) throws(UsageError) -> Int {
+    guard let number = Int(value), number > 0 else { throw UsageError("\(name) must be a positive integer") }
+    return number
+  }
+}
+
+/// A command line that cannot be run.
+package struct UsageError: Error, CustomStringConvertible {
+  package let description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}
