@@ -26,14 +26,15 @@ public enum DefaultHeaders: Sendable {
     return "Malibu/\(malibuVersion) (\(system); \(architecture))"
   }()
 
-  /// All three defaults as header fields.
-  public static var fields: HTTPFields {
+  /// All three defaults as header fields, built once per process (every request starts from them, so the preferred
+  /// languages are read at the first request, not at each).
+  public static let fields: HTTPFields = {
     var fields = HTTPFields()
     fields[.acceptEncoding] = acceptEncoding
     fields[.acceptLanguage] = acceptLanguage
     fields[.userAgent] = userAgent
     return fields
-  }
+  }()
 
   /// An `Accept-Language` value for the given language tags: at most six, q-values falling by 0.1 from 1.0.
   /// - Parameter languages: Language tags, most preferred first.

@@ -62,7 +62,6 @@ public struct CacheMiddleware: Middleware {
     var request = request
     let policy = try Self.policy(of: request)
     request.headerFields[Self.policyHeader] = nil
-    let key = HTTPCache.key(for: request)
     guard request.method == .get else {
       let response = try await next(request, body, options)
       if request.method != .head, request.method != .options, (200..<400).contains(response.head.status.code) {
@@ -75,6 +74,7 @@ public struct CacheMiddleware: Middleware {
     }
     if policy == .reloadIgnoringLocalCacheData { return try await next(request, body, options) }
 
+    let key = HTTPCache.key(for: request)
     let entry = cache.response(forKey: key)
     let requestControl = CacheControl(request.headerFields)
     switch policy {
