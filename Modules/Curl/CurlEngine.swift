@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 import MalibuTransport
 
 #if canImport(Glibc)
@@ -24,6 +25,11 @@ final class CurlEngine {
   private var commands: [Command] = []
   private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
   private var expired: [(Transfer, TransportError)] = []
+  /// The last URL handed to a caller: most programs call the same few URLs again and again, and parsing the string
+  /// into a Foundation `URL` cost as much as a tenth of a small request.
+  private var lastURL: (string: String, url: URL?)?
+  /// Header fields of recent responses, reused by the transfers' parsers.
+  let headerFieldCache = HeaderFieldCache()
 
   init?(loop: CurlLoop) {
     guard CurlGlobal.initialized, let multi = curl_multi_init() else { return nil }
@@ -123,12 +129,20 @@ final class CurlEngine {
     curl_multi_remove_handle(multi, easy)
   }
 
-  /// Forgets a finished transfer and keeps its handle for the next one.
-  func retire(_ transfer: Transfer, handle: UnsafeMutableRawPointer?) {
+  /// Forgets a finished transfer and keeps its handle for the next one; `reset` when the transfer left options on it
+  /// that the next transfer does not set again.
+  func retire(_ transfer: Transfer, handle: UnsafeMutableRawPointer?, reset: Bool) {
     transfers[transfer.id] = nil
     guard let handle else { return }
     if pool.count < configuration.maximumPooledHandles {
-      curl_easy_reset(handle)
+      if reset {
+        curl_easy_reset(handle)
+      } else {
+        // The header list and the error buffer were the transfer's and are freed with it: the idle handle must not
+        // point at them (the next transfer sets both again).
+        CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, nil)
+        CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+      }
       pool.append(handle)
     } else {
       curl_easy_cleanup(handle)
@@ -143,6 +157,14 @@ final class CurlEngine {
   /// Marks a transfer whose channel was written to in this round, for the flush at the end of the round.
   func markDirty(_ transfer: Transfer) {
     dirty.append(transfer)
+  }
+
+  /// The Foundation `URL` of a final URL string, reusing the previous one when the string is the same.
+  func foundationURL(_ string: String) -> URL? {
+    if let lastURL, lastURL.string == string { return lastURL.url }
+    let url = URL(string: string)
+    lastURL = (string, url)
+    return url
   }
 
   // MARK: Round steps

@@ -33,20 +33,24 @@ enum RequestValidator {
 
   /// `scheme://authority/path`, with bytes outside ASCII percent-encoded.
   static func url(of request: HTTPRequest) throws(TransportError) -> String {
-    guard let scheme = request.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    guard let scheme = request.scheme.map(canonicalScheme), scheme == "http" || scheme == "https" else {
       throw invalid("the URL scheme must be http or https, not '\(request.scheme ?? "")'")
     }
     guard let authority = request.authority, !authority.isEmpty else {
       throw invalid("the request has no host")
     }
-    for byte in authority.utf8 where byte <= 0x20 || byte >= 0x7F || "/?#@\\".utf8.contains(byte) {
+    for byte in authority.utf8 where byte <= 0x20 || byte >= 0x7F || isAuthorityDelimiter(byte) {
       throw invalid("the host '\(authority.debugDescription)' contains a character not allowed there")
     }
     let path = request.path ?? "/"
     guard path.utf8.first == UInt8(ascii: "/") else {
       throw invalid("the path '\(path.debugDescription)' must start with '/'")
     }
-    var url = scheme + "://" + authority
+    var url = ""
+    url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+    url += scheme
+    url += "://"
+    url += authority
     var needsEncoding = false
     for byte in path.utf8 {
       if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") {
@@ -77,13 +81,29 @@ enum RequestValidator {
     for byte in bytes {
       switch byte {
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"):
+        UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+        UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+        UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
         continue
       default:
-        guard "!#$%&'*+-.^_`|~".utf8.contains(byte) else { return false }
+        return false
       }
     }
     return true
+  }
+
+  /// The scheme in lowercase; the common spellings are returned as they are, without a new string.
+  private static func canonicalScheme(_ scheme: String) -> String {
+    scheme == "http" || scheme == "https" ? scheme : scheme.lowercased()
+  }
+
+  /// Whether a byte ends the authority (or is not allowed in it): `/ ? # @ \`.
+  private static func isAuthorityDelimiter(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@"), UInt8(ascii: "\\"): true
+    default: false
+    }
   }
 
   private static func invalid(_ message: String) -> TransportError {

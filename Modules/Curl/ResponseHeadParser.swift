@@ -19,6 +19,13 @@ struct ResponseHeadParser {
   private var status: Int?
   private var reason = ""
   private var fields = HTTPFields()
+  private let cache: HeaderFieldCache?
+
+  /// A parser for one head.
+  /// - Parameter cache: Fields of earlier responses to reuse (the engine's, shared by its transfers), if any.
+  init(cache: HeaderFieldCache? = nil) {
+    self.cache = cache
+  }
 
   /// Feeds one line, with or without its CRLF.
   mutating func feed(_ line: UnsafeRawBufferPointer) -> Event {
@@ -35,7 +42,9 @@ struct ResponseHeadParser {
       reset()
       return .complete(head)
     }
-    if bytes.starts(with: "HTTP/".utf8) {
+    if bytes.count >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50
+      && bytes[4] == 0x2F
+    {  // "HTTP/"
       reset()
       return parseStatusLine(bytes)
     }
@@ -44,15 +53,37 @@ struct ResponseHeadParser {
       fold(bytes)
       return .needMore
     }
-    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-      let name = HTTPField.Name(String(decoding: bytes[0..<colon], as: UTF8.self))
-    else { return .needMore }
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .needMore }
     var start = colon + 1
     var stop = bytes.count
     while start < stop && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
     while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
-    fields.append(HTTPField(name: name, value: UnsafeRawBufferPointer(rebasing: bytes[start..<stop])))
+    let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
+    let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
+    let make = { () -> HTTPField? in Self.name(nameBytes).map { Self.field($0, valueBytes) } }
+    let field: HTTPField?
+    if let cache {
+      field = cache.field(name: nameBytes, value: valueBytes, make: make)
+    } else {
+      field = make()
+    }
+    if let field { fields.append(field) }
     return .needMore
+  }
+
+  /// The field name spelled by `bytes`, or `nil` when it is not a valid token.
+  private static func name(_ bytes: UnsafeRawBufferPointer) -> HTTPField.Name? {
+    KnownFieldNames.match(bytes) ?? HTTPField.Name(String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// The field, with the value legalised exactly as `HTTPField(name:value:)` does for bytes. A value of visible
+  /// ASCII, spaces and tabs (nearly every value) is legal and valid UTF-8 as it is, so it becomes a string directly;
+  /// anything else takes the general path, which keeps bytes that are not UTF-8.
+  private static func field(_ name: HTTPField.Name, _ value: UnsafeRawBufferPointer) -> HTTPField {
+    for byte in value where (byte < 0x20 && byte != 0x09) || byte >= 0x7F {
+      return HTTPField(name: name, value: value)
+    }
+    return HTTPField(name: name, value: String(decoding: value, as: UTF8.self))
   }
 
   private mutating func parseStatusLine(_ bytes: UnsafeRawBufferPointer) -> Event {
@@ -71,8 +102,11 @@ struct ResponseHeadParser {
     }
     status = code
     if space + 5 < bytes.count {
-      let phrase = String(decoding: bytes[(space + 5)...], as: UTF8.self)
-      reason = phrase.trimmingSpaces()
+      var start = space + 5
+      var stop = bytes.count
+      while start < stop && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+      while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
+      reason = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
     }
     return .needMore
   }

@@ -8,7 +8,9 @@ extension Transfer {
   /// Bodies up to this size are copied into libcurl (`CURLOPT_COPYPOSTFIELDS`); larger ones are lent to it.
   private static let copiedBodyLimit = 64 << 10
 
-  /// Sets every option of one hop on a fresh (or reset) easy handle.
+  /// Sets every option of one hop on a fresh, reset or clean easy handle. A handle is clean when the transfer before
+  /// set only the options every transfer sets (``handleNeedsReset`` stayed `false`), so it needs no
+  /// `curl_easy_reset`, which costs as much as all the options set here together.
   func configure(_ easy: UnsafeMutableRawPointer, now: UInt64) throws(TransportError) {
     let options = job.options
     let configuration = engine.configuration
@@ -36,20 +38,25 @@ extension Transfer {
     }
     CCurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
 
-    if let connect = options.timeouts.connect {
-      CCurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Monotonic.milliseconds(Monotonic.nanoseconds(connect)))
-    }
-    if let totalDeadline {
-      CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Monotonic.milliseconds(totalDeadline - now))
-    }
+    // Set on every hop, 0 (libcurl's default) when absent: a pooled handle is reused without `curl_easy_reset`.
+    let connectTimeout = options.timeouts.connect.map { Monotonic.milliseconds(Monotonic.nanoseconds($0)) } ?? 0
+    CCurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+    CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, totalDeadline.map { Monotonic.milliseconds($0 - now) } ?? 0)
 
     let tls = options.tls
     CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0 : 1)
     CCurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0 : 2)
-    if let caFile = tls.caFile { setString(easy, CURLOPT_CAINFO, caFile) }
-    if let pin = tls.pinnedPublicKey { setString(easy, CURLOPT_PINNEDPUBLICKEY, pin) }
+    if let caFile = tls.caFile {
+      handleNeedsReset = true
+      setString(easy, CURLOPT_CAINFO, caFile)
+    }
+    if let pin = tls.pinnedPublicKey {
+      handleNeedsReset = true
+      setString(easy, CURLOPT_PINNEDPUBLICKEY, pin)
+    }
 
     if options.progress != nil {
+      handleNeedsReset = true
       CCurl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
       CCurl_easy_setopt_xferinfo_function(easy, CURLOPT_XFERINFOFUNCTION) {
         context,
@@ -68,10 +75,8 @@ extension Transfer {
       }
       CCurl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
     }
-    if configuration.prefersHTTP2 && url.hasPrefix("https:") {
-      // Wait for a connection that may multiplex rather than open one more (HTTP/2).
-      CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
-    }
+    // Wait for a connection that may multiplex rather than open one more (HTTP/2).
+    CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.prefersHTTP2 && url.hasPrefix("https:") ? 1 : 0)
     try configureMethodAndBody(easy)
   }
 
@@ -81,6 +86,8 @@ extension Transfer {
     let fields = request.headerFields
     var sendsBody = false
     compressing = false
+    // Anything but a GET without a body sets options the next transfer on this handle must not inherit.
+    if method != .get || body != nil { handleNeedsReset = true }
     if method == .head {
       CCurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
     } else if body != nil || method == .post || method == .put || method == .patch {

@@ -52,6 +52,9 @@ final class Transfer {
   var lastProgress: TransferProgress?
   var sawActivity = false
   var hopStart: UInt64 = 0
+  /// Whether an option outside the set every transfer sets was used (or the transfer failed): the handle is then
+  /// reset before it goes back to the pool.
+  var handleNeedsReset = false
 
   private var parser = ResponseHeadParser()
   private var redirectsFollowed = 0
@@ -106,7 +109,7 @@ final class Transfer {
       finish(totalTimeoutError())
       return
     }
-    parser = ResponseHeadParser()
+    parser = ResponseHeadParser(cache: engine.headerFieldCache)
     output = .waiting
     nextHop = nil
     receivePaused = false
@@ -176,13 +179,14 @@ final class Transfer {
 
   /// Delivers the outcome, exactly once, and frees everything the transfer holds.
   private func finish(_ error: TransportError?) {
+    if error != nil { handleNeedsReset = true }
     switch output {
     case .streaming(let channel, _):
       channel.finish(error)
     case .collecting(let collector) where error == nil:
       if !callerWoken, case .collect(_, let continuation) = job.sink {
         callerWoken = true
-        let result = (collector.head, collector.takeData(), URL(string: url))
+        let result = (collector.head, collector.takeData(), engine.foundationURL(url))
         HandOff.release()
         continuation.resume(returning: result)
       }
@@ -199,7 +203,7 @@ final class Transfer {
       curl_slist_free_all(headerList)
       self.headerList = nil
     }
-    engine.retire(self, handle: easy)
+    engine.retire(self, handle: easy, reset: handleNeedsReset)
     easy = nil
     let retained = self.retained
     self.retained = nil
@@ -252,10 +256,11 @@ final class Transfer {
     let decompression = job.options.decompression
     let status = head.status.code
     let bodyless = request.method == .head || status == 204 || status == 304
-    let expected = bodyless ? 0 : ContentDecoder.expectedLength(head.headerFields, decompression: decompression)
-    let decoder = bodyless ? nil : ContentDecoder(headers: head.headerFields, decompression: decompression)
+    let plan = ContentDecoder.plan(for: head.headerFields, decompression: decompression)
+    let expected = bodyless ? 0 : plan.expectedLength
+    let decoder = bodyless ? nil : plan.decoder
     var finalHead = head
-    finalHead.headerFields = ContentDecoder.decodedHeaders(head.headerFields, decompression: decompression)
+    finalHead.headerFields = plan.headers
     switch job.sink {
     case .stream(let continuation):
       let channel = BodyChannel(expectedLength: expected)
@@ -267,7 +272,8 @@ final class Transfer {
       )
       output = .streaming(channel, decoder)
       callerWoken = true
-      let response = TransportResponse(head: finalHead, url: URL(string: url), body: ResponseBody(channel: channel))
+      let body = ResponseBody(channel: channel)
+      let response = TransportResponse(head: finalHead, url: engine.foundationURL(url), body: body)
       HandOff.release()
       continuation.resume(returning: response)
     case .collect(let limit, _):

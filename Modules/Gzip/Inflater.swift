@@ -37,8 +37,9 @@ public final class Inflater {
   /// The number of decompressed bytes handed out so far.
   public internal(set) var totalOut = 0
 
-  /// The size of the output buffer reused for every call.
-  static let bufferSize = 64 * 1024
+  /// The size of the output buffer reused for every call. zlib copies up to 32 KiB of each call's output into its
+  /// window, so a large buffer (fewer calls per input chunk) keeps that copy small next to the output itself.
+  static let bufferSize = 256 * 1024
 
   // The z_stream lives on the heap at a fixed address for the object's whole life: zlib's internal state
   // keeps a pointer back to it and rejects a moved stream. It is allocated in init, initialised by zlib on
@@ -83,7 +84,7 @@ public final class Inflater {
     buffer.deallocate()
   }
 
-  /// Decompresses one chunk, handing the output to `sink` in pieces of up to 64 KiB.
+  /// Decompresses one chunk, handing the output to `sink` in pieces of up to 256 KiB.
   ///
   /// This is the fast path: the output buffer is reused, nothing is allocated per chunk.
   /// - Parameters:

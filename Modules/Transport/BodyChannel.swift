@@ -28,9 +28,15 @@ package final class BodyChannel: Sendable {
   package static let highWater = 4 << 20
   /// Bytes waiting below which a paused producer is resumed.
   package static let lowWater = 1 << 20
+  /// The largest chunk handed to a streaming consumer. Bytes written in one round are cut into chunks of this size
+  /// so that neither the producer's buffer nor the chunk the consumer holds grows to the whole window: a round of a
+  /// fast download can write all of ``highWater`` at once.
+  package static let chunkSize = 1 << 20
 
   private struct State {
     var pending = Data()
+    /// A large body's chunk being filled: a buffer from ``buffers`` (its address) and the bytes in it.
+    var pendingBuffer: (address: Int, count: Int)?
     var chunks: [Data] = []
     var chunkHead = 0
     var buffered = 0
@@ -51,11 +57,18 @@ package final class BodyChannel: Sendable {
   }
 
   private let state = Locked(State())
+  private let buffers = ChunkBuffers()
   /// The body's length when known in advance (from `Content-Length`, when no decoding changes it).
   package let expectedLength: Int?
 
   package init(expectedLength: Int?) {
     self.expectedLength = expectedLength
+  }
+
+  deinit {
+    // A chunk still being filled when the channel goes away (its producer never flushed).
+    let address = state.withLock { $0.pendingBuffer?.address }
+    if let address, let pointer = UnsafeMutableRawPointer(bitPattern: address) { buffers.recycle(pointer) }
   }
 
   // MARK: Producer
@@ -91,8 +104,8 @@ package final class BodyChannel: Sendable {
         state.collector = collector
         return .proceed
       }
-      state.pending.append(contentsOf: bytes)
-      if state.buffered + state.pending.count > Self.highWater {
+      append(bytes, to: &state)
+      if state.buffered + state.pending.count + (state.pendingBuffer?.count ?? 0) > Self.highWater {
         state.paused = true
         return .pause
       }
@@ -102,19 +115,59 @@ package final class BodyChannel: Sendable {
     return result
   }
 
+  /// Appends to the pending chunk, queueing it each time it reaches ``chunkSize``. Large writes go into a recycled
+  /// buffer of exactly that size (see ``ChunkBuffers``), small ones into a growing `Data`.
+  private func append(_ bytes: UnsafeRawBufferPointer, to state: inout State) {
+    var rest = bytes
+    while !rest.isEmpty {
+      if state.pendingBuffer == nil && state.pending.isEmpty && rest.count >= 64 << 10,
+        let address = buffers.take()
+      {
+        state.pendingBuffer = (address, 0)
+      }
+      guard let (address, count) = state.pendingBuffer, let base = UnsafeMutableRawPointer(bitPattern: address) else {
+        let piece = min(rest.count, Self.chunkSize - state.pending.count)
+        state.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<piece]))
+        rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
+        if state.pending.count >= Self.chunkSize { queuePending(&state) }
+        continue
+      }
+      let piece = min(rest.count, Self.chunkSize - count)
+      (base + count).copyMemory(from: rest.baseAddress!, byteCount: piece)
+      state.pendingBuffer = (address, count + piece)
+      rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
+      if count + piece == Self.chunkSize { queuePending(&state) }
+    }
+  }
+
+  /// Moves the pending bytes (buffer or `Data`) to the queue of chunks.
+  private func queuePending(_ state: inout State) {
+    if let (address, count) = state.pendingBuffer {
+      state.pendingBuffer = nil
+      state.chunks.append(buffers.chunk(address, count: count))
+      state.buffered += count
+    }
+    if !state.pending.isEmpty {
+      state.chunks.append(state.pending)
+      state.buffered += state.pending.count
+      state.pending = Data()
+    }
+  }
+
   /// Hands what was written since the last flush to a waiting consumer.
   package func flush() {
     let wake: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
-      guard !state.pending.isEmpty else { return nil }
-      let chunk = state.pending
-      state.pending = Data()
-      if let waiter = state.waiter {
-        state.waiter = nil
-        return (waiter, chunk)
+      queuePending(&state)
+      guard let waiter = state.waiter, state.chunkHead < state.chunks.count else { return nil }
+      state.waiter = nil
+      let chunk = state.chunks[state.chunkHead]
+      state.chunkHead += 1
+      state.buffered -= chunk.count
+      if state.chunkHead == state.chunks.count {
+        state.chunks.removeAll(keepingCapacity: true)
+        state.chunkHead = 0
       }
-      state.chunks.append(chunk)
-      state.buffered += chunk.count
-      return nil
+      return (waiter, chunk)
     }
     if let (waiter, chunk) = wake { waiter.resume(returning: chunk) }
   }
@@ -194,6 +247,7 @@ package final class BodyChannel: Sendable {
           }
           state.consumerStarted = true
           var data = Data()
+          queuePending(&state)
           let queued = state.buffered + state.pending.count
           if queued > limit {
             state.cancelled = true
@@ -238,6 +292,10 @@ package final class BodyChannel: Sendable {
         state.collector = nil
         state.chunks = []
         state.pending = Data()
+        if let (address, _) = state.pendingBuffer, let pointer = UnsafeMutableRawPointer(bitPattern: address) {
+          buffers.recycle(pointer)
+        }
+        state.pendingBuffer = nil
         return (waiter, collector, state.onCancel)
       }
     wake.0?.resume(throwing: TransportError.cancelled())

@@ -30,13 +30,51 @@ package final class ContentDecoder {
     return fields
   }
 
+  /// The decoder, the body length the caller will receive and the header fields the caller sees, all at once: the
+  /// same answers as ``init(headers:decompression:)``, ``expectedLength(_:decompression:)`` and
+  /// ``decodedHeaders(_:decompression:)``, from a single pass over the fields when the body is not encoded (nearly
+  /// always), where those three look the fields up by name several times.
+  package static func plan(
+    for headers: HTTPFields,
+    decompression: Decompression
+  ) -> (decoder: ContentDecoder?, expectedLength: Int?, headers: HTTPFields) {
+    var length: Int?
+    var lengths = 0
+    for field in headers {
+      // Canonical names are compared only when the length matches: most fields are neither of the two.
+      switch field.name.canonicalName.utf8.count {
+      case 14 where field.name == .contentLength:
+        lengths += 1
+        length = Int(field.value)
+      case 16 where field.name == .contentEncoding:
+        let decoder = ContentDecoder(headers: headers, decompression: decompression)
+        let expected = expectedLength(headers, decompression: decompression)
+        return (decoder, expected, decodedHeaders(headers, decompression: decompression))
+      default:
+        continue
+      }
+    }
+    // Several Content-Length fields are joined with ", " by the subscript, which never parses: no length then.
+    return (nil, lengths == 1 ? length : nil, headers)
+  }
+
   /// The body length the caller will receive, when the headers announce it and no decoding changes it.
   package static func expectedLength(_ headers: HTTPFields, decompression: Decompression) -> Int? {
     guard !decompression.isEnabled || format(of: headers) == nil else { return nil }
-    return headers[.contentLength].flatMap { Int($0) }
+    // Several Content-Length fields are joined with ", " by the subscript, which never parses: no length then.
+    var length: Int?
+    var seen = false
+    for field in headers where field.name == .contentLength {
+      if seen { return nil }
+      seen = true
+      length = Int(field.value)
+    }
+    return length
   }
 
   private static func format(of headers: HTTPFields) -> Inflater.Format? {
+    // Most bodies are not encoded: look for the field before splitting anything.
+    guard headers.contains(.contentEncoding) else { return nil }
     let codings = headers[values: .contentEncoding]
       .flatMap { $0.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

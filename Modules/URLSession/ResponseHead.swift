@@ -31,15 +31,22 @@ struct ResponseHead {
 
   init(_ response: HTTPURLResponse, method: HTTPRequest.Method) {
     var fields = HTTPFields()
-    let pairs = response.allHeaderFields.compactMap { key, value -> (String, String)? in
-      guard let name = key as? String, let value = value as? String else { return nil }
-      return (name, value)
+    // In the order of the lowercased names (the dictionary has none); a valid name's canonical name is exactly its
+    // lowercased form, computed once per field here rather than twice per comparison.
+    let headerFields = response.allHeaderFields
+    var named: [(name: HTTPField.Name, value: String)] = []
+    named.reserveCapacity(headerFields.count)
+    for (key, value) in headerFields {
+      guard let name = key as? String, let value = value as? String, let fieldName = HTTPField.Name(name) else {
+        continue
+      }
+      named.append((fieldName, value))
     }
-    for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
-      guard let fieldName = HTTPField.Name(name) else { continue }
-      fields.append(HTTPField(name: fieldName, value: value))
+    named.sort { $0.name.canonicalName < $1.name.canonicalName }
+    for (name, value) in named {
+      fields.append(HTTPField(name: name, value: value))
     }
-    let codings = Self.codings(fields)
+    let codings = fields.contains(.contentEncoding) ? Self.codings(fields) : []
     isDecoded = !codings.isEmpty && codings.allSatisfy { Self.decodedCodings.contains($0) }
     if isDecoded {
       fields[.contentEncoding] = nil

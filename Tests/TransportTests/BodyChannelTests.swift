@@ -22,6 +22,45 @@ struct BodyChannelTests {
     #expect(chunks == ["ab", "c"])
   }
 
+  @Test func aLargeRoundIsCutIntoChunksOfAtMostChunkSize() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let piece = Data(repeating: 7, count: 256 << 10)
+    var written = 0
+    while written + piece.count <= BodyChannel.highWater {
+      #expect(piece.withUnsafeBytes { channel.write($0) } == .proceed)
+      written += piece.count
+    }
+    channel.flush()
+    channel.finish(nil)
+    var sizes: [Int] = []
+    for try await chunk in ResponseBody(channel: channel) { sizes.append(chunk.count) }
+    #expect(sizes.reduce(0, +) == written)
+    #expect(sizes.allSatisfy { $0 <= BodyChannel.chunkSize })
+    #expect(sizes.count == written / BodyChannel.chunkSize)
+  }
+
+  @Test func largeAndSmallWritesKeepTheirOrderWhenCollected() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let large = Data((0..<(300 << 10)).map { UInt8(truncatingIfNeeded: $0) })
+    _ = write(channel, "head ")
+    channel.flush()
+    #expect(large.withUnsafeBytes { channel.write($0) } == .proceed)  // into a recycled buffer, not yet flushed
+    let collected = Task { try await ResponseBody(channel: channel).collect(upTo: 1 << 20) }
+    try await Task.sleep(for: .milliseconds(20))
+    _ = write(channel, " tail")
+    channel.finish(nil)
+    #expect(try await collected.value == Data("head ".utf8) + large + Data(" tail".utf8))
+  }
+
+  @Test func cancellingWithAChunkBeingFilledEndsCleanly() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let large = Data(repeating: 1, count: 200 << 10)
+    #expect(large.withUnsafeBytes { channel.write($0) } == .proceed)
+    channel.cancel()
+    #expect(large.withUnsafeBytes { channel.write($0) } == .stop)
+    await #expect(throws: TransportError.self) { try await ResponseBody(channel: channel).collect(upTo: 1 << 20) }
+  }
+
   @Test func waitingReaderIsWokenByFlush() async throws {
     let channel = BodyChannel(expectedLength: nil)
     let body = ResponseBody(channel: channel)

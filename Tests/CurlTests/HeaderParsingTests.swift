@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import MalibuCurl
+
+extension CurlTests {
+  /// The fast paths of the head parser (known names, the field cache) build exactly what the general path builds.
+  @Suite struct HeaderParsing {
+    static let heads: [[String]] = [
+      ["HTTP/1.1 200 OK", "Server: nginx", "Content-Type: text/plain", "Content-Length: 100", "ETag: \"a\""],
+      ["HTTP/1.1 200 OK", "server: nginx", "content-type: text/plain", "content-length: 100", "etag: \"a\""],
+      ["HTTP/2 200", "content-type: text/html", "content-length: 7", "set-cookie: a=1", "set-cookie: b=2"],
+      ["HTTP/1.1 404 Not Found", "CONTENT-TYPE: text/plain", "Content-Length:  12  ", "X-Odd: caf\u{e9}"],
+      ["HTTP/1.1 200 OK", "Content-Type: text/plain", "Bad Name: dropped", ": empty", "Date: Sun, 22 Nov 2026"],
+      ["HTTP/1.1 200 OK", "Content-Type: text/plain", "Date: Mon, 23 Nov 2026", "Content-Length: 100"],
+    ]
+
+    @Test func cachedAndKnownFieldsEqualTheGeneralPath() throws {
+      let cache = HeaderFieldCache()
+      // Twice through every head, so that the second pass is served from the cache.
+      for lines in Self.heads + Self.heads {
+        let cached = try #require(parse(lines, cache: cache))
+        let expected = try #require(reference(lines))
+        #expect(cached.status == expected.status)
+        #expect(cached.status.reasonPhrase == expected.status.reasonPhrase)
+        #expect(Array(cached.headerFields) == Array(expected.headerFields))
+        #expect(cached.headerFields.map(\.name.rawName) == expected.headerFields.map(\.name.rawName))
+        #expect(cached.headerFields.map(\.value) == expected.headerFields.map(\.value))
+      }
+    }
+
+    @Test func nonUTF8ValuesKeepTheirBytes() throws {
+      let line = Array("X-Latin: caf".utf8) + [0xE9]
+      let cache = HeaderFieldCache()
+      for _ in 0..<2 {
+        var parser = ResponseHeadParser(cache: cache)
+        _ = feed(&parser, Array("HTTP/1.1 200 OK\r\n".utf8))
+        _ = feed(&parser, line + Array("\r\n".utf8))
+        guard case .complete(let head) = feed(&parser, Array("\r\n".utf8)) else {
+          Issue.record("no head")
+          return
+        }
+        let field = try #require(head.headerFields.first)
+        #expect(field.withUnsafeBytesOfValue { Array($0) } == Array("caf".utf8) + [0xE9])
+      }
+    }
+
+    private func parse(_ lines: [String], cache: HeaderFieldCache?) -> HTTPResponse? {
+      var parser = ResponseHeadParser(cache: cache)
+      for line in lines + [""] {
+        if case .complete(let head) = feed(&parser, Array((line + "\r\n").utf8)) { return head }
+      }
+      return nil
+    }
+
+    /// What HTTPTypes' own initialisers build from the same lines.
+    private func reference(_ lines: [String]) -> HTTPResponse? {
+      guard let status = lines.first, let code = Int(status.split(separator: " ")[1]) else { return nil }
+      let reason = status.split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init) ?? ""
+      var fields = HTTPFields()
+      for line in lines.dropFirst() {
+        guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else { continue }
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        fields.append(HTTPField(name: name, value: Array(value.utf8)))
+      }
+      return HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields)
+    }
+
+    private func feed(_ parser: inout ResponseHeadParser, _ bytes: [UInt8]) -> ResponseHeadParser.Event {
+      var bytes = bytes
+      return bytes.withUnsafeMutableBytes { parser.feed(UnsafeRawBufferPointer($0)) }
+    }
+  }
+}
