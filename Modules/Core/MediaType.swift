@@ -140,7 +140,12 @@ private struct MediaTypeScanner {
   private mutating func token() -> String {
     let start = index
     while index < scalars.count, Self.isTokenCharacter(scalars[index]) { index += 1 }
-    return String(String.UnicodeScalarView(scalars[start..<index]))
+    // Token characters are ASCII, so each scalar is one UTF-8 byte.
+    let token = scalars[start..<index]
+    return String(unsafeUninitializedCapacity: token.count) { buffer in
+      for (offset, scalar) in token.enumerated() { buffer[offset] = UInt8(truncatingIfNeeded: scalar.value) }
+      return token.count
+    }
   }
 
   private mutating func parameterValue() throws(NetworkError) -> String {
@@ -177,6 +182,9 @@ private struct MediaTypeScanner {
 
   private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
     guard scalar.isASCII, scalar.value > 0x20, scalar.value < 0x7F else { return false }
-    return !"()<>@,;:\\\"/[]?={}".unicodeScalars.contains(scalar)
+    switch scalar {
+    case "(", ")", "<", ">", "@", ",", ";", ":", "\\", "\"", "/", "[", "]", "?", "=", "{", "}": return false
+    default: return true
+    }
   }
 }

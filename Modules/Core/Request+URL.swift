@@ -36,7 +36,7 @@ extension Request {
           message: "the resource '\(resourceString)' is relative and there is no base URL to join it to"
         )
       }
-      guard URLParts.hasScheme(base), Self.validate(base) != nil else {
+      guard Self.isValidBase(base) else {
         throw NetworkError(code: .invalidURL, message: "the base URL '\(base)' is not a valid absolute URL")
       }
       parts = URLParts(base).joining(URLParts(resourceString))
@@ -51,6 +51,15 @@ extension Request {
     return url
   }
 
+  /// Whether `base` is a valid absolute URL. The base URL is the same for every request of a networking, so the last
+  /// one found valid is remembered and not parsed again.
+  private static func isValidBase(_ base: String) -> Bool {
+    if lastValidBase.withLock({ $0 == base }) { return true }
+    guard URLParts.hasScheme(base), validate(base) != nil else { return false }
+    lastValidBase.withLock { $0 = base }
+    return true
+  }
+
   private static func validate(_ string: String) -> URL? {
     guard let url = URL(string: string), let scheme = url.scheme, !scheme.isEmpty else { return nil }
     let needsHost = ["http", "https", "ws", "wss"].contains(scheme.lowercased())
@@ -58,6 +67,9 @@ extension Request {
     return url
   }
 }
+
+/// The base URL string most recently found valid by `Request.buildURL(baseUrl:queryEncoding:)`.
+private let lastValidBase = Locked<String?>(nil)
 
 /// A URL string split at its query and fragment, for joining without parsing what need not be parsed.
 private struct URLParts {
@@ -80,10 +92,13 @@ private struct URLParts {
 
   /// Whether the string starts with `scheme://` (RFC 3986 scheme characters).
   static func hasScheme(_ string: String) -> Bool {
-    guard let separator = string.range(of: "://") else { return false }
-    let scheme = string[..<separator.lowerBound].unicodeScalars
-    guard let first = scheme.first, first.isASCIILetter else { return false }
-    return scheme.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) }
+    // The scheme characters are ASCII and `:` is not one of them, so scanning the UTF-8 bytes up to the first
+    // non-scheme byte finds the first `://` whenever everything before it is a scheme.
+    let bytes = string.utf8
+    guard let first = bytes.first, first.isASCIILetter else { return false }
+    var index = bytes.startIndex
+    while index != bytes.endIndex, bytes[index].isSchemeCharacter { index = bytes.index(after: index) }
+    return bytes[index...].starts(with: "://".utf8)
   }
 
   /// The base joined to a relative resource with exactly one slash between them.
@@ -117,7 +132,10 @@ private struct URLParts {
   }
 }
 
-extension Unicode.Scalar {
-  fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
-  fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension UInt8 {
+  fileprivate var isASCIILetter: Bool { (0x61...0x7A).contains(self) || (0x41...0x5A).contains(self) }
+  /// A letter, a digit, `+`, `-` or `.` (RFC 3986 §3.1).
+  fileprivate var isSchemeCharacter: Bool {
+    isASCIILetter || (0x30...0x39).contains(self) || self == 0x2B || self == 0x2D || self == 0x2E
+  }
 }

@@ -25,7 +25,7 @@ extension Promise where Value == Response {
   ///   fails.
   @discardableResult
   public func validate() -> NetworkPromise {
-    checking { try $0.validate() }
+    serializing { try $0.validate() }
   }
 
   /// Checks that the status code is one of `statusCodes`.
@@ -62,7 +62,7 @@ extension Promise where Value == Response {
   /// - Returns: A promise of the same response, rejected with whatever the validator throws.
   @discardableResult
   public func validate(using validator: some Validating) -> NetworkPromise {
-    checking { try $0.validate(using: validator) }
+    serializing { try $0.validate(using: validator) }
   }
 
   /// The body as it is.
@@ -115,14 +115,6 @@ extension Promise where Value == Response {
     decoder: JSONDecoder = JSONDecoder()
   ) -> Promise<T> {
     serializing { try $0.decode(type, decoder: decoder) }
-  }
-
-  /// Runs a check on the response; a failure is logged and rejects the returned promise.
-  private func checking(_ check: @escaping @Sendable (Response) throws -> Void) -> NetworkPromise {
-    serializing { response in
-      try check(response)
-      return response
-    }
   }
 
   /// Maps the response; a failure is logged with the request and rejects the returned promise.

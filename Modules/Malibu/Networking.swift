@@ -185,25 +185,26 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public func request(_ endpoint: R) -> NetworkPromise {
     let promise = NetworkPromise()
     let ticket = limiter.reserve()
-    let operation: @Sendable () async -> Void = { [self] in
-      do {
-        promise.resolve(try await perform(endpoint, ticket: ticket))
-      } catch {
-        promise.reject(NetworkError.wrapping(error))
-      }
+    // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
+    // the calling thread until it first waits (for its slot, the middleware gate or the transport), which saves a
+    // thread hop per request; elsewhere it starts as a plain `Task`.
+    let task: Task<Void, Never>
+    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+      task = Task.immediate { [self] in await run(endpoint, ticket: ticket, settling: promise) }
+    } else {
+      task = Task { [self] in await run(endpoint, ticket: ticket, settling: promise) }
     }
-    track(promise, task: Self.start(operation))
+    track(promise, task: task)
     return promise
   }
 
-  /// Starts a request's task. Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26
-  /// releases), the request runs on the calling thread until it first waits (for its slot, the middleware gate or
-  /// the transport), which saves a thread hop per request; elsewhere it starts as a plain `Task`.
-  private static func start(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-      return Task.immediate { await operation() }
+  /// Performs one request and settles its promise with the response or the error.
+  private func run(_ endpoint: R, ticket: RequestLimiter.Ticket, settling promise: NetworkPromise) async {
+    do {
+      promise.resolve(try await perform(endpoint, ticket: ticket))
+    } catch {
+      promise.reject(NetworkError.wrapping(error))
     }
-    return Task { await operation() }
   }
 
   /// Cancels every request of this networking that has not finished: waiting in the queue, at the middleware gate
@@ -257,10 +258,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// A request after `beforeEach`: the middleware gate, encoding, `preProcessRequest`, the middleware chain and
   /// the transport. With `storingOffline`, an `.offline` request the host could not be reached for is saved.
   private func send(_ request: Request, through base: any Transport, storingOffline: Bool) async throws -> Response {
-    if let middleware = settings.withLock({ $0.middleware }) {
-      try await passGate(middleware, logger: settings.withLock { $0.logger })
+    var settings = self.settings.withLock { $0 }
+    if let middleware = settings.middleware {
+      try await passGate(middleware, logger: settings.logger)
+      // The gate may change the settings (authentication, headers): the rest of the request reads them afresh.
+      settings = self.settings.withLock { $0 }
     }
-    let settings = self.settings.withLock { $0 }
     var prepared: PreparedRequest
     do {
       prepared = try PreparedRequest(request, baseUrl: R.baseUrl, headerLayers: [settings.headers, R.headers])
@@ -275,7 +278,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
       transport: base,
       middleware: [
         LoggingMiddleware(logger: settings.logger), authenticationMiddleware(in: settings),
-        CachePolicyMiddleware(policy: request.cachePolicy), CacheMiddleware(cache: cache),
+        CacheMiddleware(cache: cache, policy: request.cachePolicy),
       ]
     )
     try Task.checkCancellation()

@@ -25,9 +25,10 @@ struct PreparedRequest: Sendable {
     if let contentType = encoded.contentType {
       try fields.set(validating: contentType, for: "Content-Type")
     }
-    for layer in headerLayers + [request.headers] {
+    for layer in headerLayers {
       try Self.merge(layer, into: &fields)
     }
+    try Self.merge(request.headers, into: &fields)
     if let contentType = encoded.contentType, contentType.lowercased().hasPrefix("multipart/") {
       try fields.set(validating: contentType, for: "Content-Type")
     }
@@ -37,6 +38,7 @@ struct PreparedRequest: Sendable {
 
   /// Replaces the fields of `fields` named in `headers` (names compared without case).
   private static func merge(_ headers: [String: String], into fields: inout HTTPFields) throws(NetworkError) {
+    guard !headers.isEmpty else { return }
     let validated = try HTTPFields(validating: headers)
     var seen = Set<HTTPField.Name>()
     for field in validated where seen.insert(field.name).inserted {

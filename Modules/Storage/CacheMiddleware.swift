@@ -1,6 +1,6 @@
 import Foundation
 public import HTTPTypes
-import MalibuCore
+package import MalibuCore
 public import MalibuTransport
 
 /// Middleware that answers `GET` requests from an ``HTTPCache`` according to the request's cache policy.
@@ -38,10 +38,25 @@ public struct CacheMiddleware: Middleware {
   /// The cache.
   public let cache: HTTPCache
 
+  /// The policy given by the code that built the chain; `nil` reads it from ``policyHeader``.
+  private let policy: CachePolicy?
+
   /// Creates the middleware.
   /// - Parameter cache: The cache to read and fill.
   public init(cache: HTTPCache) {
     self.cache = cache
+    policy = nil
+  }
+
+  /// Creates the middleware for one request whose policy is known, so it need not travel in ``policyHeader`` (a
+  /// ``policyHeader`` field in the request is still removed and ignored). Used by `Networking`, which builds a chain
+  /// per request.
+  /// - Parameters:
+  ///   - cache: The cache to read and fill.
+  ///   - policy: The request's cache policy.
+  package init(cache: HTTPCache, policy: CachePolicy) {
+    self.cache = cache
+    self.policy = policy
   }
 
   /// Answers from the cache, revalidates, or loads and stores, by the policy in ``policyHeader``.
@@ -60,8 +75,10 @@ public struct CacheMiddleware: Middleware {
     next: Next
   ) async throws -> TransportResponse {
     var request = request
-    let policy = try Self.policy(of: request)
-    request.headerFields[Self.policyHeader] = nil
+    let policy = try self.policy ?? Self.policy(of: request)
+    if request.headerFields.contains(Self.policyHeader) {
+      request.headerFields[Self.policyHeader] = nil
+    }
     guard request.method == .get else {
       let response = try await next(request, body, options)
       if request.method != .head, request.method != .options, (200..<400).contains(response.head.status.code) {

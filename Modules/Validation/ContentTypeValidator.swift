@@ -51,6 +51,11 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
   /// - Parameter request: The request as it was sent.
   public init(acceptHeaderOf request: HTTPRequest) {
     let values = request.headerFields[values: .accept]
+    guard !values.isEmpty else {
+      expected = .success(.anyType)
+      summary = "*/*"
+      return
+    }
     let text = values.joined(separator: ", ")
     expected = Result { () throws(NetworkError) in
       let ranges = try MediaRanges(parsing: values, allowEmpty: true, origin: "the request's Accept header")

@@ -19,6 +19,13 @@ struct MediaRanges: Sendable {
 
   let ranges: [MediaType]
 
+  /// `*/*`: every type is acceptable (what a request without `Accept` asks for).
+  static let anyType = MediaRanges(valid: [MediaType(type: "*", subtype: "*")])
+
+  private init(valid ranges: [MediaType]) {
+    self.ranges = ranges
+  }
+
   /// Parses and checks ranges.
   /// - Parameters:
   ///   - texts: Media ranges, each possibly a comma-separated list.

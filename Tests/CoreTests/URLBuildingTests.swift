@@ -147,6 +147,35 @@ struct URLBuildingTests {
     }
   }
 
+  @Test func aRememberedValidBaseDoesNotHideAnInvalidOne() throws {
+    // The last base URL found valid is remembered; alternating bases must still be checked each time.
+    for _ in 0..<2 {
+      #expect(
+        try Request.get("boards").buildURL(baseUrl: "http://127.0.0.1/api").absoluteString
+          == "http://127.0.0.1/api/boards"
+      )
+      #expect(throws: NetworkError.self) { try Request.get("boards").buildURL(baseUrl: "http://exa mple.com") }
+      #expect(throws: NetworkError.self) { try Request.get("boards").buildURL(baseUrl: "http://") }
+    }
+  }
+
+  static let absoluteResources: [(resource: String, absolute: Bool)] = [
+    ("https://example.com/x", true),
+    ("svn+ssh://example.com/x", true),
+    ("a1.b-c://example.com/x", true),
+    ("boards?next=http://example.com", false),
+    ("1http://example.com", false),
+    ("://example.com", false),
+    ("é://example.com", false),
+    ("http:/example.com", false),
+  ]
+
+  @Test(arguments: absoluteResources)
+  func aResourceWithASchemeIgnoresTheBase(_ resource: String, _ absolute: Bool) throws {
+    let url = try Request.get(resource).buildURL(baseUrl: "http://127.0.0.1/base")
+    #expect(url.absoluteString.hasPrefix("http://127.0.0.1/base/") == !absolute)
+  }
+
   @Test func unsupportedQueryParameterIsAnError() {
     let request = Request.get("boards", parameters: ["ids": Set([1, 2])])
     #expect {
