@@ -78,6 +78,9 @@ bench-quick:
 # make the two builds undo each other.)
 bench-build: setup
 	@mkdir -p $(BENCH_WORK)
+	@# The nested package's build plan does not notice files added to or removed from the root package (a path
+	@# dependency): drop the plan so it is made again (the compiled objects are kept).
+	@rm -f $(BENCH_PACKAGE)/.build/release.yaml
 	gcc -O2 -Wall -Wextra -o $(BENCH_WORK)/bench-c $(BENCH_PACKAGE)/C/bench_c.c $$(pkg-config --cflags --libs libcurl zlib)
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
