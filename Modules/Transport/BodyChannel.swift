@@ -141,6 +141,19 @@ package final class BodyChannel: Sendable {
   }
 
   /// Moves the pending bytes (buffer or `Data`) to the queue of chunks.
+  /// Takes the oldest queued chunk, or `nil` when none is queued.
+  private static func dequeue(_ state: inout State) -> Data? {
+    guard state.chunkHead < state.chunks.count else { return nil }
+    let chunk = state.chunks[state.chunkHead]
+    state.chunkHead += 1
+    state.buffered -= chunk.count
+    if state.chunkHead == state.chunks.count {
+      state.chunks.removeAll(keepingCapacity: true)
+      state.chunkHead = 0
+    }
+    return chunk
+  }
+
   private func queuePending(_ state: inout State) {
     if let (address, count) = state.pendingBuffer {
       state.pendingBuffer = nil
@@ -158,15 +171,8 @@ package final class BodyChannel: Sendable {
   package func flush() {
     let wake: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
       queuePending(&state)
-      guard let waiter = state.waiter, state.chunkHead < state.chunks.count else { return nil }
+      guard let waiter = state.waiter, let chunk = Self.dequeue(&state) else { return nil }
       state.waiter = nil
-      let chunk = state.chunks[state.chunkHead]
-      state.chunkHead += 1
-      state.buffered -= chunk.count
-      if state.chunkHead == state.chunks.count {
-        state.chunks.removeAll(keepingCapacity: true)
-        state.chunkHead = 0
-      }
       return (waiter, chunk)
     }
     if let (waiter, chunk) = wake { waiter.resume(returning: chunk) }
@@ -202,14 +208,7 @@ package final class BodyChannel: Sendable {
         var demand: (@Sendable () -> Void)?
         let outcome: Result<Data?, any Error>? = state.withLock { state in
           state.consumerStarted = true
-          if state.chunkHead < state.chunks.count {
-            let chunk = state.chunks[state.chunkHead]
-            state.chunkHead += 1
-            state.buffered -= chunk.count
-            if state.chunkHead == state.chunks.count {
-              state.chunks.removeAll(keepingCapacity: true)
-              state.chunkHead = 0
-            }
+          if let chunk = Self.dequeue(&state) {
             if state.paused && state.buffered < Self.lowWater {
               state.paused = false
               demand = state.onDemand
