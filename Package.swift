@@ -82,11 +82,11 @@ let package = Package(
     .executableTarget(name: "MalibuDemo", dependencies: ["Malibu"], path: "Tools/Demo"),
 
     // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
-    .target(name: "MalibuTestSupport", dependencies: ["MalibuGzip"], path: "Tests/Support"),
+    .target(name: "MalibuTestSupport", dependencies: ["MalibuCore", "MalibuGzip"], path: "Tests/Support"),
 
     // Unit tests, one target per module.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
-    .testTarget(name: "MalibuCoreTests", dependencies: ["MalibuCore"], path: "Tests/CoreTests"),
+    .testTarget(name: "MalibuCoreTests", dependencies: ["MalibuCore", "MalibuTestSupport"], path: "Tests/CoreTests"),
     .testTarget(name: "MalibuEncodingTests", dependencies: ["MalibuEncoding"], path: "Tests/EncodingTests"),
     .testTarget(name: "MalibuValidationTests", dependencies: ["MalibuValidation"], path: "Tests/ValidationTests"),
     .testTarget(
@@ -127,7 +127,7 @@ let package = Package(
 
     .testTarget(
       name: "MalibuTests",
-      dependencies: ["Malibu"],
+      dependencies: ["Malibu", "MalibuTestSupport"],
       path: "Tests/MalibuTests",
       resources: [.copy("Fixtures")]
     ),

@@ -1,31 +1,11 @@
 import Foundation
 import HTTPTypes
 import MalibuCore
+import MalibuTestSupport
 import Testing
 
 @Suite("Request")
 struct RequestTests {
-  enum SharkywatersEndpoint: RequestConvertible {
-    case fetchBoards
-    case showBoard(id: Int)
-    case createBoard(type: Int, title: String)
-    case updateBoard(id: Int, title: String)
-    case deleteBoard(id: Int)
-
-    static let baseUrl: (any URLStringConvertible)? = "http://127.0.0.1:8080/api/"
-    static let headers: [String: String] = ["Accept": "application/json"]
-
-    var request: Request {
-      switch self {
-      case .fetchBoards: return .get("boards")
-      case .showBoard(let id): return .get("boards/\(id)")
-      case .createBoard(let type, let title): return .post("boards", parameters: ["type": type, "title": title])
-      case .updateBoard(let id, let title): return .patch("boards/\(id)", parameters: ["title": title])
-      case .deleteBoard(let id): return .delete("boards/\(id)")
-      }
-    }
-  }
-
   enum Bare: RequestConvertible {
     case ping
     var request: Request { .get("http://127.0.0.1/ping") }

@@ -1,4 +1,5 @@
 import Malibu
+import MalibuTestSupport
 import Testing
 
 /// The Networking, Responses and Mocks blocks of API.md, as written (host 127.0.0.1, transport swapped for a

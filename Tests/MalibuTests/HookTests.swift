@@ -1,4 +1,5 @@
 import Malibu
+import MalibuTestSupport
 import Testing
 
 struct Refusal: Error, Equatable {}

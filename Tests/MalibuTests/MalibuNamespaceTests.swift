@@ -1,3 +1,4 @@
+import MalibuTestSupport
 import Testing
 
 @testable import Malibu
