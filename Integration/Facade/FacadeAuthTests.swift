@@ -1,5 +1,6 @@
 import Foundation
 import Malibu
+@_spi(Malibu) import MalibuCore
 import Testing
 
 struct FacadeRefreshFailure: Error {}

@@ -1,5 +1,6 @@
 import Foundation
 import Malibu
+@_spi(Malibu) import MalibuCore
 import Testing
 
 /// The base URL of the suite's httpbin, `http://127.0.0.1:PORT/`, kept once it started so that endpoint types,

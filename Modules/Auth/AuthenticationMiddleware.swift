@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 public import MalibuTransport
 
 /// Adds the current ``Authorization`` to every request sent to one origin.

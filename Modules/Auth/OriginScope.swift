@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 /// The one origin (scheme, host, port) credentials may be sent to: the configured one, or else the origin of the

@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 public import MalibuTransport
 
 /// Sends `Authorization: Bearer <token>` and, when the server answers 401, refreshes the token once for every

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// The one lock type of the modules above MalibuCore: a value behind a `Mutex`, shareable by escaping closures.
 ///
@@ -6,18 +6,21 @@ import Synchronization
 /// `Mutex` is handed from thread to thread inside the kernel, where ThreadSanitizer cannot see it, so it would
 /// report the protected state as racing; the two atomic operations (plain moves on x86-64) make the hand-over
 /// visible. MalibuPromises, which sits below MalibuCore and depends on nothing, keeps its own copy of this pattern.
-package final class Locked<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
-  private let handoff = Atomic<UInt8>(0)
+///
+/// It is Malibu's own (SPI `Malibu`, not API): public and inlinable only so that the modules using it get it
+/// specialised for their types instead of looking up generic metadata on every call.
+@_spi(Malibu) public final class Locked<Value: Sendable>: Sendable {
+  @usableFromInline let mutex: Mutex<Value>
+  @usableFromInline let handoff = Atomic<UInt8>(0)
 
   /// Creates the lock around a first value.
-  package init(_ value: Value) {
+  @inlinable public init(_ value: Value) {
     mutex = Mutex(value)
   }
 
   /// Runs `body` with exclusive access to the value. `body` must not block or call back into code that may take
   /// the same lock.
-  package func withLock<Output>(_ body: (inout Value) throws -> Output) rethrows -> Output {
+  @inlinable public func withLock<Output>(_ body: (inout Value) throws -> Output) rethrows -> Output {
     try mutex.withLock { value in
       _ = handoff.load(ordering: .acquiring)
       defer { handoff.store(0, ordering: .releasing) }

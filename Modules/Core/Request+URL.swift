@@ -25,6 +25,34 @@ extension Request {
     baseUrl: (any URLStringConvertible)?,
     queryEncoding: FormURLEncoding = FormURLEncoding()
   ) throws(NetworkError) -> URL {
+    let string = try urlString(baseUrl: baseUrl, queryEncoding: queryEncoding)
+    guard let url = Self.validate(string) else { throw Self.invalidURL(string) }
+    return url
+  }
+
+  /// The scheme, authority and request path of ``buildURL(baseUrl:queryEncoding:)``'s URL, as a transport request
+  /// carries them. The same rules and errors as `buildURL`; a plain URL (the common case) is split by one scan of
+  /// its bytes, and anything unusual goes through Foundation's parser exactly as `buildURL` does.
+  /// - Parameters:
+  ///   - baseUrl: The base URL, or `nil` for an absolute resource.
+  ///   - queryEncoding: How query parameters are written.
+  /// - Returns: The request target.
+  /// - Throws: ``NetworkError``, as ``buildURL(baseUrl:queryEncoding:)``.
+  package func buildTarget(
+    baseUrl: (any URLStringConvertible)?,
+    queryEncoding: FormURLEncoding = FormURLEncoding()
+  ) throws(NetworkError) -> RequestTarget {
+    let string = try urlString(baseUrl: baseUrl, queryEncoding: queryEncoding)
+    if let target = RequestTarget(plain: string) { return target }
+    guard let url = Self.validate(string) else { throw Self.invalidURL(string) }
+    return RequestTarget(url: url)
+  }
+
+  /// The joined URL string, before Foundation checks it.
+  private func urlString(
+    baseUrl: (any URLStringConvertible)?,
+    queryEncoding: FormURLEncoding
+  ) throws(NetworkError) -> String {
     let resourceString = resource.urlString
     var parts: URLParts
     if URLParts.hasScheme(resourceString) {
@@ -44,15 +72,13 @@ extension Request {
     if contentType.encodesInURL && !parameters.isEmpty {
       parts.appendQuery(try queryEncoding.queryString(from: parameters))
     }
-    let string = parts.string
-    guard let url = Self.validate(string) else {
-      throw NetworkError(code: .invalidURL, message: "'\(string)' is not a valid absolute URL")
-    }
-    return url
+    return parts.string
   }
 
-  /// Whether `base` is a valid absolute URL. The base URL is the same for every request of a networking, so the last
-  /// one found valid is remembered and not parsed again.
+  private static func invalidURL(_ string: String) -> NetworkError {
+    NetworkError(code: .invalidURL, message: "'\(string)' is not a valid absolute URL")
+  }
+
   private static func isValidBase(_ base: String) -> Bool {
     if lastValidBase.withLock({ $0 == base }) { return true }
     guard URLParts.hasScheme(base), validate(base) != nil else { return false }
@@ -78,19 +104,20 @@ private struct URLParts {
   var fragment: String?
 
   init(_ string: String) {
-    var rest = Substring(string)
-    if let hash = rest.firstIndex(of: "#") {
-      fragment = String(rest[rest.index(after: hash)...])
-      rest = rest[..<hash]
+    // `#` and `?` are ASCII, so their UTF-8 positions are valid string indices.
+    let bytes = string.utf8
+    var end = bytes.endIndex
+    if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) {
+      fragment = String(string[bytes.index(after: hash)...])
+      end = hash
     }
-    if let mark = rest.firstIndex(of: "?") {
-      query = String(rest[rest.index(after: mark)...])
-      rest = rest[..<mark]
+    if let mark = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) {
+      query = String(string[bytes.index(after: mark)..<end])
+      end = mark
     }
-    path = String(rest)
+    path = String(string[..<end])
   }
 
-  /// Whether the string starts with `scheme://` (RFC 3986 scheme characters).
   static func hasScheme(_ string: String) -> Bool {
     // The scheme characters are ASCII and `:` is not one of them, so scanning the UTF-8 bytes up to the first
     // non-scheme byte finds the first `://` whenever everything before it is a scheme.
@@ -104,11 +131,16 @@ private struct URLParts {
   /// The base joined to a relative resource with exactly one slash between them.
   func joining(_ resource: URLParts) -> URLParts {
     var joined = self
-    let trimmedResource = resource.path.drop { $0 == "/" }
-    if !trimmedResource.isEmpty {
-      var base = Substring(path)
-      while base.hasSuffix("/") { base = base.dropLast() }
-      joined.path = base + "/" + trimmedResource
+    let slash = UInt8(ascii: "/")
+    let resourceBytes = resource.path.utf8
+    let resourceStart = resourceBytes.firstIndex { $0 != slash } ?? resourceBytes.endIndex
+    if resourceStart != resourceBytes.endIndex {
+      let baseBytes = path.utf8
+      var baseEnd = baseBytes.endIndex
+      while baseEnd != baseBytes.startIndex, baseBytes[baseBytes.index(before: baseEnd)] == slash {
+        baseEnd = baseBytes.index(before: baseEnd)
+      }
+      joined.path = path[..<baseEnd] + "/" + resource.path[resourceStart...]
     }
     if let query = resource.query { joined.appendQuery(query) }
     joined.fragment = resource.fragment ?? fragment

@@ -1,5 +1,5 @@
 import CCurl
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 import Synchronization
 

@@ -1,4 +1,4 @@
-public import MalibuCore
+@_spi(Malibu) public import MalibuCore
 
 /// Which ``ParameterEncoding`` encodes the parameters of each `ContentType`; safe to read and change
 /// from any thread.

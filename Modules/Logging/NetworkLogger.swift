@@ -1,6 +1,6 @@
 public import HTTPTypes
 public import Logging
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 public import MalibuTransport
 
 /// The logging settings of Malibu: the level, the three replaceable loggers and what is redacted.

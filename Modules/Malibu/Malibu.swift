@@ -1,4 +1,4 @@
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 public import MalibuEncoding
 public import MalibuLogging
 public import MalibuStorage

@@ -110,7 +110,7 @@ extension Promise where Value == Response {
   ///   - decoder: The decoder; a plain `JSONDecoder()` by default.
   /// - Returns: A promise of the value, rejected with `NetworkError` code `decodingFailed` or `emptyResponse`.
   @discardableResult
-  public func decode<T: Decodable & Sendable>(
+  @inlinable public func decode<T: Decodable & Sendable>(
     using type: T.Type = T.self,
     decoder: JSONDecoder = JSONDecoder()
   ) -> Promise<T> {
@@ -118,14 +118,19 @@ extension Promise where Value == Response {
   }
 
   /// Maps the response; a failure is logged with the request and rejects the returned promise.
-  private func serializing<T: Sendable>(_ transform: @escaping @Sendable (Response) throws -> T) -> Promise<T> {
+  @inlinable func serializing<T: Sendable>(_ transform: @escaping @Sendable (Response) throws -> T) -> Promise<T> {
     then { response in
       do {
         return try transform(response)
       } catch {
-        NetworkLogger.shared.log(error: error, request: response.request)
+        Self.logFailure(error, of: response)
         throw error
       }
     }
+  }
+
+  /// Writes a failed check or conversion to the shared logger, with the request it belongs to.
+  @usableFromInline static func logFailure(_ error: any Error, of response: Response) {
+    NetworkLogger.shared.log(error: error, request: response.request)
   }
 }

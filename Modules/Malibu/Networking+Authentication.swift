@@ -1,5 +1,6 @@
 import Foundation
 import MalibuAuth
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 extension Networking {

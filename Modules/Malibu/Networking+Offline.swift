@@ -1,5 +1,5 @@
 import Foundation
-public import MalibuCore
+@_spi(Malibu) public import MalibuCore
 import MalibuLogging
 public import MalibuPromises
 public import MalibuStorage

@@ -1,7 +1,7 @@
 import Foundation
 public import HTTPTypes
 import MalibuAuth
-public import MalibuCore
+@_spi(Malibu) public import MalibuCore
 public import MalibuLogging
 public import MalibuMocking
 public import MalibuPromises

@@ -19,7 +19,7 @@ struct PreparedRequest: Sendable {
   ///   `encodingFailed`.
   init(_ request: Request, baseUrl: (any URLStringConvertible)?, headerLayers: [[String: String]]) throws(NetworkError)
   {
-    let url = try request.buildURL(baseUrl: baseUrl)
+    let target = try request.buildTarget(baseUrl: baseUrl)
     let encoded = try Self.encodeBody(of: request)
     var fields = DefaultHeaders.fields
     if let contentType = encoded.contentType {
@@ -32,7 +32,13 @@ struct PreparedRequest: Sendable {
     if let contentType = encoded.contentType, contentType.lowercased().hasPrefix("multipart/") {
       try fields.set(validating: contentType, for: "Content-Type")
     }
-    head = HTTPRequest(method: request.method, url: url, headerFields: fields)
+    head = HTTPRequest(
+      method: request.method,
+      scheme: target.scheme,
+      authority: target.authority,
+      path: target.path,
+      headerFields: fields
+    )
     body = encoded.body
   }
 

@@ -1,4 +1,4 @@
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 
 /// The mode's queue: hands out at most `limit` slots at a time, in the order places were reserved.
 ///

@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-internal import MalibuCore
+@_spi(Malibu) internal import MalibuCore
 internal import MalibuTransport
 
 extension MockTransport {

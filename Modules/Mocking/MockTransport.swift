@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-internal import MalibuCore
+@_spi(Malibu) internal import MalibuCore
 public import MalibuTransport
 
 /// A `Transport` for tests: answers from stubs registered by method and path, and records every request it was

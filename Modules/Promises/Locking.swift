@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// Runs `body` under `mutex`, and makes the hand-over between lock holders visible to ThreadSanitizer.
 ///
@@ -7,7 +7,7 @@ import Synchronization
 /// a contended lock as racing even though it is not. Each critical section therefore starts with an acquiring load
 /// and ends with a releasing store on `handoff`, which the real lock already orders; ThreadSanitizer sees those and
 /// links each holder to the previous one. On x86-64 both are plain moves, so the cost is negligible.
-func withLock<State, Output: Sendable>(
+@inlinable @inline(__always) func withLock<State, Output: Sendable>(
   _ mutex: borrowing Mutex<State>,
   handoff: borrowing Atomic<UInt8>,
   _ body: (inout State) -> Output

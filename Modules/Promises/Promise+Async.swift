@@ -26,7 +26,7 @@ extension Promise {
   /// ```
   /// Cancelling the awaiting task cancels the promise (and, through it, whatever produces its value).
   /// - Throws: The error the promise is rejected with; `CancellationError` when it is cancelled.
-  public var value: Value {
+  @inlinable public var value: Value {
     get async throws {
       try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in

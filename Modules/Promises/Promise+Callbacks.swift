@@ -12,7 +12,10 @@ extension Promise {
   ///   - handler: Receives the value.
   /// - Returns: This promise, so callbacks can be chained.
   @discardableResult
-  public func done(on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (Value) -> Void) -> Promise<Value> {
+  @inlinable public func done(
+    on queue: DispatchQueue? = nil,
+    _ handler: @escaping @Sendable (Value) -> Void
+  ) -> Promise<Value> {
     observe(on: queue) { result in
       if case .success(let value) = result { handler(value) }
     }
@@ -33,7 +36,7 @@ extension Promise {
   ///   - handler: Receives the error.
   /// - Returns: This promise, so callbacks can be chained.
   @discardableResult
-  public func fail(
+  @inlinable public func fail(
     on queue: DispatchQueue? = nil,
     policy: FailurePolicy = .notCancelled,
     _ handler: @escaping @Sendable (any Error) -> Void
@@ -57,7 +60,7 @@ extension Promise {
   ///   - handler: Receives the value or the error.
   /// - Returns: This promise, so callbacks can be chained.
   @discardableResult
-  public func always(
+  @inlinable public func always(
     on queue: DispatchQueue? = nil,
     _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void
   ) -> Promise<Value> {

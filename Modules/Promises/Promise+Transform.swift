@@ -1,7 +1,7 @@
 public import Dispatch
 
 /// What a transform hands to a derived promise: an outcome, or another promise to follow.
-enum Derivation<Value: Sendable> {
+@usableFromInline enum Derivation<Value: Sendable> {
   case result(Result<Value, any Error>)
   case follow(Promise<Value>)
 }
@@ -14,7 +14,7 @@ extension Promise {
   ///
   /// Cancelling the derived promise cancels this one (cancellation travels upstream) and, once the transform
   /// returned a promise, that promise too.
-  func derive<U: Sendable>(
+  @inlinable func derive<U: Sendable>(
     on queue: DispatchQueue?,
     passThrough: @escaping @Sendable (Result<Value, any Error>) -> Result<U, any Error>?,
     transform: @escaping @Sendable (Result<Value, any Error>) throws -> Derivation<U>
@@ -43,7 +43,7 @@ extension Promise {
 extension Promise {
   /// Runs `transform` on `input` and settles this promise with its outcome; skipped once this promise is settled
   /// (for instance cancelled while the transform waited on its queue).
-  func run<T: Sendable>(
+  @inlinable func run<T: Sendable>(
     _ transform: @Sendable (Result<T, any Error>) throws -> Derivation<Value>,
     with input: Result<T, any Error>,
     into work: inout Worklist
@@ -62,7 +62,7 @@ extension Promise {
   }
 
   /// Settles this promise like `other`; cancelling this promise cancels `other`.
-  func follow(_ other: Promise<Value>, into work: inout Worklist) {
+  @inlinable func follow(_ other: Promise<Value>, into work: inout Worklist) {
     addCancelHandler({ work in other.cancel(into: &work) }, into: &work)
     other.observe(into: &work) { [self] result, work in settle(result, into: &work) }
   }
@@ -77,7 +77,7 @@ extension Promise {
   ///     promise, or at once on the calling thread if it is already settled.
   ///   - transform: Maps the value; a thrown error rejects the returned promise.
   /// - Returns: A promise of the transformed value. Cancelling it cancels this promise.
-  public func then<U: Sendable>(
+  @inlinable public func then<U: Sendable>(
     on queue: DispatchQueue? = nil,
     _ transform: @escaping @Sendable (Value) throws -> U
   ) -> Promise<U> {
@@ -99,7 +99,7 @@ extension Promise {
   ///   - transform: Returns the promise to follow; a thrown error rejects the returned promise.
   /// - Returns: A promise settled like the one `transform` returns. Cancelling it cancels this promise and the
   ///   promise returned by `transform`.
-  public func then<U: Sendable>(
+  @inlinable public func then<U: Sendable>(
     on queue: DispatchQueue? = nil,
     _ transform: @escaping @Sendable (Value) throws -> Promise<U>
   ) -> Promise<U> {
@@ -122,7 +122,7 @@ extension Promise {
   ///     promise, or at once on the calling thread if it is already settled.
   ///   - transform: Maps the error to a value; a thrown error rejects the returned promise.
   /// - Returns: A promise of this promise's value or the recovered one. Cancelling it cancels this promise.
-  public func recover(
+  @inlinable public func recover(
     on queue: DispatchQueue? = nil,
     _ transform: @escaping @Sendable (any Error) throws -> Value
   ) -> Promise<Value> {
@@ -148,7 +148,7 @@ extension Promise {
   ///   - transform: Returns the promise to follow instead; a thrown error rejects the returned promise.
   /// - Returns: A promise of this promise's value or the one `transform` produces. Cancelling it cancels this
   ///   promise and the promise returned by `transform`.
-  public func recover(
+  @inlinable public func recover(
     on queue: DispatchQueue? = nil,
     _ transform: @escaping @Sendable (any Error) throws -> Promise<Value>
   ) -> Promise<Value> {
@@ -169,16 +169,16 @@ extension Promise {
   /// ```
   /// - Returns: A promise resolved with `()` when this one resolves, rejected with its error otherwise. Cancelling it
   ///   cancels this promise.
-  public func asVoid() -> Promise<Void> {
+  @inlinable public func asVoid() -> Promise<Void> {
     derive(on: nil, passThrough: { result in result.map { _ in () } }, transform: { _ in .result(.success(())) })
   }
 
-  private static func failureOnly<U>(_ result: Result<Value, any Error>) -> Result<U, any Error>? {
+  @inlinable static func failureOnly<U>(_ result: Result<Value, any Error>) -> Result<U, any Error>? {
     guard case .failure(let error) = result else { return nil }
     return .failure(error)
   }
 
-  private static func successOnly(_ result: Result<Value, any Error>) -> Result<Value, any Error>? {
+  @inlinable static func successOnly(_ result: Result<Value, any Error>) -> Result<Value, any Error>? {
     guard case .success = result else { return nil }
     return result
   }

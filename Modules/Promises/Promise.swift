@@ -1,5 +1,5 @@
-import Dispatch
-import Synchronization
+public import Dispatch
+public import Synchronization
 
 /// A value that will be available later: it starts pending and settles once, either resolved with a value or
 /// rejected with an error.
@@ -41,35 +41,39 @@ public final class Promise<Value: Sendable>: Sendable {
   }
 
   /// Called once with the outcome; may append follow-up work to the worklist.
-  typealias Observer = @Sendable (Result<Value, any Error>, inout Worklist) -> Void
+  @usableFromInline typealias Observer = @Sendable (Result<Value, any Error>, inout Worklist) -> Void
   /// Called once when the promise is cancelled.
-  typealias CancelHandler = @Sendable (inout Worklist) -> Void
+  @usableFromInline typealias CancelHandler = @Sendable (inout Worklist) -> Void
 
-  private struct Storage {
-    var state: State
-    var cancelled = false
-    var observers: [Observer] = []
-    var cancelHandlers: [CancelHandler] = []
+  @usableFromInline struct Storage {
+    @usableFromInline var state: State
+    @usableFromInline var cancelled = false
+    @usableFromInline var observers: [Observer] = []
+    @usableFromInline var cancelHandlers: [CancelHandler] = []
+
+    @inlinable init(state: State) {
+      self.state = state
+    }
   }
 
-  private let storage: Mutex<Storage>
+  @usableFromInline let storage: Mutex<Storage>
   /// Makes lock hand-overs visible to ThreadSanitizer; see `withLock(_:handoff:_:)`.
-  private let handoff = Atomic<UInt8>(0)
+  @usableFromInline let handoff = Atomic<UInt8>(0)
 
   /// Creates a pending promise; settle it later with ``resolve(_:)``, ``reject(_:)`` or ``cancel()``.
-  public init() {
+  @inlinable public init() {
     storage = Mutex(Storage(state: .pending))
   }
 
   /// Creates a promise already resolved with `value`.
   /// - Parameter value: The value of the promise.
-  public init(value: Value) {
+  @inlinable public init(value: Value) {
     storage = Mutex(Storage(state: .resolved(value)))
   }
 
   /// Creates a promise already rejected with `error`.
   /// - Parameter error: The error of the promise.
-  public init(error: any Error) {
+  @inlinable public init(error: any Error) {
     storage = Mutex(Storage(state: .rejected(error)))
   }
 
@@ -98,18 +102,18 @@ public final class Promise<Value: Sendable>: Sendable {
   }
 
   /// The current state of the promise.
-  public var state: State {
+  @inlinable public var state: State {
     locked { $0.state }
   }
 
   /// Whether the promise is still pending.
-  public var isPending: Bool {
+  @inlinable public var isPending: Bool {
     if case .pending = state { return true }
     return false
   }
 
   /// The outcome of the promise, or `nil` while it is pending.
-  public var result: Result<Value, any Error>? {
+  @inlinable public var result: Result<Value, any Error>? {
     switch state {
     case .pending: return nil
     case .resolved(let value): return .success(value)
@@ -119,7 +123,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
   /// Resolves the promise with `value`, unless it is already settled.
   /// - Parameter value: The value handed to the observers.
-  public func resolve(_ value: Value) {
+  @inlinable public func resolve(_ value: Value) {
     var work = Worklist()
     settle(.success(value), into: &work)
     work.drain()
@@ -127,7 +131,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
   /// Rejects the promise with `error`, unless it is already settled.
   /// - Parameter error: The error handed to the observers.
-  public func reject(_ error: any Error) {
+  @inlinable public func reject(_ error: any Error) {
     var work = Worklist()
     settle(.failure(error), into: &work)
     work.drain()
@@ -136,7 +140,7 @@ public final class Promise<Value: Sendable>: Sendable {
   /// Cancels the promise: unless it is already settled, rejects it with `CancellationError` and runs every
   /// ``onCancel(_:)`` hook exactly once (before the observers). Cancelling a derived promise also cancels the
   /// promise(s) it was made from.
-  public func cancel() {
+  @inlinable public func cancel() {
     var work = Worklist()
     cancel(into: &work)
     work.drain()
@@ -147,7 +151,7 @@ public final class Promise<Value: Sendable>: Sendable {
   /// The handler runs at once if the promise is already cancelled, exactly once when ``cancel()`` settles it, and
   /// never if the promise is settled any other way (it is then released).
   /// - Parameter handler: The code that aborts the work behind the promise.
-  public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+  @inlinable public func onCancel(_ handler: @escaping @Sendable () -> Void) {
     var work = Worklist()
     addCancelHandler({ _ in handler() }, into: &work)
     work.drain()
@@ -155,13 +159,13 @@ public final class Promise<Value: Sendable>: Sendable {
 
   // MARK: - Internals shared by the extensions
 
-  private func locked<Output: Sendable>(_ body: (inout Storage) -> Output) -> Output {
+  @inlinable @inline(__always) func locked<Output: Sendable>(_ body: (inout Storage) -> Output) -> Output {
     withLock(storage, handoff: handoff, body)
   }
 
   /// Settles the promise unless it is already settled; queues the observers (and, when cancelling, the cancel
   /// hooks) on `work`. Returns whether this call settled the promise.
-  @discardableResult
+  @inlinable @discardableResult
   func settle(_ result: Result<Value, any Error>, cancelling: Bool = false, into work: inout Worklist) -> Bool {
     let taken: (observers: [Observer], handlers: [CancelHandler])? = locked { storage in
       guard case .pending = storage.state else { return nil }
@@ -186,12 +190,12 @@ public final class Promise<Value: Sendable>: Sendable {
   }
 
   /// Cancels the promise, queueing the resulting work on `work`.
-  func cancel(into work: inout Worklist) {
+  @inlinable func cancel(into work: inout Worklist) {
     settle(.failure(CancellationError()), cancelling: true, into: &work)
   }
 
   /// Adds an observer; when the promise is already settled, queues it on `work` at once.
-  func observe(into work: inout Worklist, _ observer: @escaping Observer) {
+  @inlinable func observe(into work: inout Worklist, _ observer: @escaping Observer) {
     let settled: Result<Value, any Error>? = locked { storage in
       switch storage.state {
       case .pending:
@@ -209,7 +213,7 @@ public final class Promise<Value: Sendable>: Sendable {
   }
 
   /// Adds an observer that runs `handler` on `queue` (or inline without one); drains the resulting work.
-  func observe(on queue: DispatchQueue?, _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+  @inlinable func observe(on queue: DispatchQueue?, _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) {
     var work = Worklist()
     observe(into: &work) { result, _ in
       if let queue {
@@ -222,7 +226,7 @@ public final class Promise<Value: Sendable>: Sendable {
   }
 
   /// Adds a cancel hook: kept while pending, queued at once if already cancelled, dropped otherwise.
-  func addCancelHandler(_ handler: @escaping CancelHandler, into work: inout Worklist) {
+  @inlinable func addCancelHandler(_ handler: @escaping CancelHandler, into work: inout Worklist) {
     let runNow = locked { storage in
       guard case .pending = storage.state else { return storage.cancelled }
       storage.cancelHandlers.append(handler)
@@ -236,7 +240,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
 extension Promise where Value == Void {
   /// Resolves a `Void` promise: `promise.resolve()` instead of `promise.resolve(())`.
-  public func resolve() {
+  @inlinable public func resolve() {
     resolve(())
   }
 }

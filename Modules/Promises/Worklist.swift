@@ -6,19 +6,21 @@
 /// so a chain of any length is walked iteratively instead of recursing once per link.
 ///
 /// The list is a local value passed `inout`; it never crosses threads and is never shared.
-struct Worklist {
+@usableFromInline struct Worklist {
   /// One unit of work; it may append further work to the list it is given.
-  typealias Job = (inout Worklist) -> Void
+  @usableFromInline typealias Job = (inout Worklist) -> Void
 
-  private var jobs: [Job] = []
+  @usableFromInline var jobs: [Job] = []
+
+  @inlinable init() {}
 
   /// Appends `job` to the end of the list.
-  mutating func append(_ job: @escaping Job) {
+  @inlinable mutating func append(_ job: @escaping Job) {
     jobs.append(job)
   }
 
   /// Runs every job, including the ones appended while draining, in first-in, first-out order.
-  mutating func drain() {
+  @inlinable mutating func drain() {
     var index = 0
     while index < jobs.count {
       let job = jobs[index]

@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 
 /// An HTTP cache of `200 OK` responses to `GET`, used by ``CacheMiddleware``: in memory, and optionally written
 /// through to a directory so that it survives a restart.

@@ -1,5 +1,5 @@
 public import Foundation
-public import MalibuCore
+@_spi(Malibu) public import MalibuCore
 
 /// A durable store of requests that failed because the host could not be reached, replayed later in the order
 /// they were saved.

@@ -1,5 +1,5 @@
 package import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 
 /// The hand-over between a transport's thread (the producer) and the task that reads a response body (the
 /// consumer).
@@ -63,6 +63,18 @@ package final class BodyChannel: Sendable {
 
   package init(expectedLength: Int?) {
     self.expectedLength = expectedLength
+  }
+
+  /// A channel that already holds the whole body, `data`, and has ended: nothing is copied.
+  package init(complete data: Data) {
+    expectedLength = data.count
+    state.withLock { state in
+      if !data.isEmpty {
+        state.chunks = [data]
+        state.buffered = data.count
+      }
+      state.end = .success(())
+    }
   }
 
   deinit {
@@ -234,7 +246,8 @@ package final class BodyChannel: Sendable {
 
   /// The whole body, collected into one buffer.
   package func collect(upTo limit: Int) async throws -> Data {
-    try await withTaskCancellationHandler {
+    if let ready = try collectEnded(upTo: limit) { return ready }
+    return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
         var demand: (@Sendable () -> Void)?
         var cancelProducer: (@Sendable () -> Void)?
@@ -279,6 +292,35 @@ package final class BodyChannel: Sendable {
   }
 
   /// Stops the transfer from the consumer's side; a waiting read ends with ``TransportError/Code/cancelled``.
+  /// The whole body when the producer has already finished, without suspending; `nil` when it has not (or the
+  /// body was read already, or the transfer was cancelled: ``collect(upTo:)`` reports those). A body that is one
+  /// chunk is handed over as it is, without a copy.
+  private func collectEnded(upTo limit: Int) throws -> Data? {
+    let outcome: Result<Data, any Error>? = state.withLock { state in
+      guard !state.consumerStarted, !state.cancelled, let end = state.end else { return nil }
+      state.consumerStarted = true
+      queuePending(&state)
+      if case .failure(let error) = end { return .failure(error) }
+      guard state.buffered <= limit else {
+        state.cancelled = true
+        return .failure(Self.tooLarge(limit))
+      }
+      var data = Data()
+      let chunks = state.chunks[state.chunkHead...]
+      if chunks.count == 1, let only = chunks.first {
+        data = only
+      } else {
+        data.reserveCapacity(state.buffered)
+        for chunk in chunks { data.append(chunk) }
+      }
+      state.chunks = []
+      state.chunkHead = 0
+      state.buffered = 0
+      return .success(data)
+    }
+    return try outcome?.get()
+  }
+
   package func cancel() {
     let wake: (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, (@Sendable () -> Void)?) =
       state.withLock { state in

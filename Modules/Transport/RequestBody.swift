@@ -1,5 +1,5 @@
 public import Foundation
-public import MalibuCore
+@_spi(Malibu) public import MalibuCore
 
 /// The body of a request: bytes in memory, a source read in chunks (a file, a multipart form), or an async
 /// sequence of chunks.

@@ -28,12 +28,7 @@ public final class ResponseBody: AsyncSequence, Sendable {
   /// A body of bytes already in memory (for mocks and custom transports).
   /// - Parameter data: The whole body.
   public convenience init(data: Data) {
-    let channel = BodyChannel(expectedLength: data.count)
-    if !data.isEmpty {
-      _ = data.withUnsafeBytes { channel.write($0) }
-    }
-    channel.finish(nil)
-    self.init(channel: channel)
+    self.init(channel: BodyChannel(complete: data))
   }
 
   /// A body read from an async sequence of chunks (for custom transports). The sequence is read as the body is

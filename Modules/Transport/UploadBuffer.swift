@@ -1,5 +1,5 @@
 package import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 
 /// The hand-over between the task that produces a streamed request body (`RequestBody.stream`) and the thread a
 /// transport sends it from.

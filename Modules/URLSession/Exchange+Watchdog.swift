@@ -1,4 +1,4 @@
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 /// The timeouts of one exchange.

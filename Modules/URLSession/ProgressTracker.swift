@@ -1,4 +1,4 @@
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 /// Reports one transfer's progress to the caller's handler, monotonic across the hops of a redirect chain.

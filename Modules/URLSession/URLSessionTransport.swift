@@ -1,5 +1,5 @@
 public import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 public import MalibuTransport
 
 #if canImport(FoundationNetworking)

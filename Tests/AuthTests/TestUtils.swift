@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import MalibuAuth
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 import Testing
 

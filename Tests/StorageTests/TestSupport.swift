@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 /// The one folder every test directory of this process lives in; removed when the process exits.

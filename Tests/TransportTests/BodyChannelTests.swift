@@ -1,5 +1,5 @@
 import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTestSupport
 import MalibuTransport
 import Testing

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 /// Hands the chunks of a streamed request body from the task that produces them to the thread URLSession reads the

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 /// How one hop's request body reaches URLSession, and what to clean up once the hop is over.
