@@ -37,28 +37,10 @@ public import MalibuTransport
 /// `Promise`; ``cancelAllRequests()`` rejects with `NetworkError` code `cancelled`. `isCancellationError(_:)` is
 /// `true` for both, and `fail { }` skips both unless asked for `.allErrors`.
 public final class Networking<R: RequestConvertible>: Sendable {
-  struct Settings: Sendable {
-    var beforeEach: (@Sendable (Request) -> Request)?
-    var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
-    var middleware: (@Sendable (Promise<Void>) -> Void)?
-    var headers: [String: String] = [:]
-    var transferOptions = TransferOptions()
-    var maximumResponseSize = 256 * 1024 * 1024
-    var logger = NetworkLogger.shared
-    /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
-    var tokenRefresh: TokenRefreshMiddleware?
-  }
-
-  /// Something of this networking's that has not finished (a request or a replay), and how to stop it.
-  struct Flight: Sendable {
-    /// Rejects its promise with `NetworkError` code `cancelled` and cancels its task.
-    let cancel: @Sendable () -> Void
-  }
-
-  struct Flights: Sendable {
-    var nextID: UInt64 = 0
-    var active: [UInt64: Flight] = [:]
-  }
+  // The state types live outside the generic class, so that reading them needs no type metadata for `R`.
+  typealias Settings = NetworkingSettings
+  typealias Flight = NetworkingFlight
+  typealias Flights = NetworkingFlights
 
   /// How many requests may be in flight at once.
   public let mode: NetworkingMode
@@ -219,7 +201,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// Keeps `promise` and its `task` in ``flights`` until the promise settles, so ``cancelAllRequests()`` reaches them.
-  func track<Value: Sendable>(_ promise: Promise<Value>, task: Task<Void, Never>) {
+  @inline(__always) func track<Value: Sendable>(_ promise: Promise<Value>, task: Task<Void, Never>) {
     let flight = Flight {
       promise.reject(NetworkError.cancelled())
       task.cancel()
@@ -318,4 +300,29 @@ public final class Networking<R: RequestConvertible>: Sendable {
     else { return nil }
     return url
   }
+}
+
+/// The settings of a `Networking`, read by each request.
+struct NetworkingSettings: Sendable {
+  var beforeEach: (@Sendable (Request) -> Request)?
+  var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
+  var middleware: (@Sendable (Promise<Void>) -> Void)?
+  var headers: [String: String] = [:]
+  var transferOptions = TransferOptions()
+  var maximumResponseSize = 256 * 1024 * 1024
+  var logger = NetworkLogger.shared
+  /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
+  var tokenRefresh: TokenRefreshMiddleware?
+}
+
+/// Something of a networking's that has not finished (a request or a replay), and how to stop it.
+struct NetworkingFlight: Sendable {
+  /// Rejects its promise with `NetworkError` code `cancelled` and cancels its task.
+  let cancel: @Sendable () -> Void
+}
+
+/// The unfinished work of a networking, by ID.
+struct NetworkingFlights: Sendable {
+  var nextID: UInt64 = 0
+  var active: [UInt64: NetworkingFlight] = [:]
 }

@@ -48,8 +48,8 @@ public final class Promise<Value: Sendable>: Sendable {
   @usableFromInline struct Storage {
     @usableFromInline var state: State
     @usableFromInline var cancelled = false
-    @usableFromInline var observers: [Observer] = []
-    @usableFromInline var cancelHandlers: [CancelHandler] = []
+    @usableFromInline var observers = Callbacks<Observer>()
+    @usableFromInline var cancelHandlers = Callbacks<CancelHandler>()
 
     @inlinable init(state: State) {
       self.state = state
@@ -167,16 +167,16 @@ public final class Promise<Value: Sendable>: Sendable {
   /// hooks) on `work`. Returns whether this call settled the promise.
   @inlinable @discardableResult
   func settle(_ result: Result<Value, any Error>, cancelling: Bool = false, into work: inout Worklist) -> Bool {
-    let taken: (observers: [Observer], handlers: [CancelHandler])? = locked { storage in
+    let taken: (observers: Callbacks<Observer>, handlers: Callbacks<CancelHandler>)? = locked { storage in
       guard case .pending = storage.state else { return nil }
       switch result {
       case .success(let value): storage.state = .resolved(value)
       case .failure(let error): storage.state = .rejected(error)
       }
       storage.cancelled = cancelling
-      let taken = (storage.observers, cancelling ? storage.cancelHandlers : [])
-      storage.observers = []
-      storage.cancelHandlers = []
+      let taken = (storage.observers, cancelling ? storage.cancelHandlers : Callbacks())
+      storage.observers = Callbacks()
+      storage.cancelHandlers = Callbacks()
       return taken
     }
     guard let taken else { return false }

@@ -10,28 +10,47 @@
   /// One unit of work; it may append further work to the list it is given.
   @usableFromInline typealias Job = (inout Worklist) -> Void
 
-  @usableFromInline var jobs: [Job] = []
+  /// The one pending job while ``queue`` is empty: a chain settles one promise after another, so most drains never
+  /// hold two jobs at once and need no array.
+  @usableFromInline var next: Job?
+  /// The pending jobs, oldest first, once more than one is waiting.
+  @usableFromInline var queue: [Job] = []
 
   @inlinable init() {}
 
   /// Appends `job` to the end of the list.
   @inlinable mutating func append(_ job: @escaping Job) {
-    jobs.append(job)
+    if next == nil && queue.isEmpty {
+      next = job
+      return
+    }
+    if let waiting = next {
+      next = nil
+      queue.append(waiting)
+    }
+    queue.append(job)
   }
 
   /// Runs every job, including the ones appended while draining, in first-in, first-out order.
   @inlinable mutating func drain() {
     var index = 0
-    while index < jobs.count {
-      let job = jobs[index]
-      index += 1
-      job(&self)
-      if index >= 1024 && index * 2 >= jobs.count {
-        // Drop the jobs already run so a very long chain does not keep every closure alive.
-        jobs.removeFirst(index)
-        index = 0
+    while true {
+      if let job = next {
+        next = nil
+        job(&self)
+      } else if index < queue.count {
+        let job = queue[index]
+        index += 1
+        job(&self)
+        if index >= 1024 && index * 2 >= queue.count {
+          // Drop the jobs already run so a very long chain does not keep every closure alive.
+          queue.removeFirst(index)
+          index = 0
+        }
+      } else {
+        break
       }
     }
-    jobs.removeAll()
+    queue.removeAll()
   }
 }

@@ -66,15 +66,23 @@ public struct MiddlewareTransport: Transport {
   ) async throws
     -> TransportResponse
   {
-    var next: Middleware.Next = { [transport] request, body, options in
-      try await transport.send(request, body: body, options: options)
+    try await send(request, body: body, options: options, from: middleware.startIndex)
+  }
+
+  /// Hands the request to the middleware at `index`, whose `next` is the rest of the chain; past the last one, to
+  /// the transport. The `next` closures are not escaping, so the chain allocates nothing per request.
+  private func send(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    from index: Int
+  ) async throws -> TransportResponse {
+    guard index < middleware.endIndex else {
+      return try await transport.send(request, body: body, options: options)
     }
-    for step in middleware.reversed() {
-      next = { [next] request, body, options in
-        try await step.intercept(request, body: body, options: options, next: next)
-      }
+    return try await middleware[index].intercept(request, body: body, options: options) { request, body, options in
+      try await send(request, body: body, options: options, from: index + 1)
     }
-    return try await next(request, body, options)
   }
 }
 
