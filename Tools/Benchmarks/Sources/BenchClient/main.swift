@@ -4,19 +4,22 @@
 //                [--out PATH]
 //
 // Prints one JSON line (see BenchSupport/Report.swift). Contenders here: malibu-curl, malibu-urlsession,
-// facade-curl, facade-urlsession, urlsession; async-http-client is bench-client-ahc, a binary of its own so that
+// facade-curl, facade-urlsession, urlsession, and mock / facade-mock (MockTransport: the facade's CPU alone, for
+// profiling; not in the table); async-http-client is bench-client-ahc, a binary of its own so that
 // neither side's peak RSS carries the other's code (SwiftNIO, BoringSSL). Workloads: get-seq, get-concurrent,
 // download-collect, download-stream, download-file, upload-file, gzip-decode. The runner is Scripts/bench.py.
 
 import BenchSupport
 
-await benchMain { options in
+benchMain { options in
   switch options.contender {
   case "malibu-curl": TransportClient.curl(options)
   case "malibu-urlsession": TransportClient.urlSession(options)
   case "facade-curl": FacadeClient(transport: .curl(options), base: options.base)
   case "facade-urlsession": FacadeClient(transport: .urlSession(options), base: options.base)
   case "urlsession": URLSessionClient(options)
+  case "mock": TransportClient.mock(options)
+  case "facade-mock": FacadeClient(transport: .mock(options), base: options.base)
   default: nil
   }
 }

@@ -2,6 +2,6 @@
 
 import BenchSupport
 
-await benchMain { options in
+benchMain { options in
   options.contender == "ahc" ? AHCClient(options, decompression: options.workload == "gzip-decode") : nil
 }
