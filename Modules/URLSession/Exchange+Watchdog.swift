@@ -1,7 +1,7 @@
 @_spi(Malibu) import MalibuCore
 import MalibuTransport
 
-/// The timeouts of one exchange.
+/// The timeouts of one exchange, enforced by the transport's ``Watchdog``.
 ///
 /// - total: a deadline shared by every hop of the transfer, from the moment `send` started.
 /// - idle: no delegate event (response head, body bytes received, request-body bytes sent) for that long. Paused
@@ -10,60 +10,62 @@ import MalibuTransport
 ///   sign that a connection is up: the response head, or the first request-body bytes sent. For a request without a
 ///   body that includes the time the server takes to answer.
 extension Exchange {
-  func startWatchdog() {
-    let timeouts = options.timeouts
-    guard timeouts.connect != nil || timeouts.idle != nil || totalDeadline != nil else { return }
-    let watchdog = Task { [weak self] in
-      while !Task.isCancelled {
-        guard let wake = self?.checkDeadlines() else { return }
-        try? await Task.sleep(until: wake, clock: .continuous)
+  /// A timeout of the exchange and the instant it runs out.
+  private enum Deadline {
+    case total(ContinuousClock.Instant)
+    case connect(ContinuousClock.Instant)
+    case idle(ContinuousClock.Instant)
+
+    var instant: ContinuousClock.Instant {
+      switch self {
+      case .total(let instant), .connect(let instant), .idle(let instant): instant
       }
     }
-    let finished = state.withLock { state -> Bool in
-      state.watchdog = watchdog
-      if case .finished = state.phase { return true }
-      return false
-    }
-    if finished { watchdog.cancel() }
+  }
+
+  /// The earliest deadline still to watch, or `nil` when the exchange has ended or has no timeouts. While the idle
+  /// timeout is paused and nothing else is due, one second from `now` (to look again).
+  func nextDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    earliestDeadline(now: now)?.instant
   }
 
   /// Fails the exchange when a deadline has passed; otherwise the next instant to look again (`nil`: stop looking).
-  private func checkDeadlines() -> ContinuousClock.Instant? {
-    let now = ContinuousClock.now
+  func checkDeadlines(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    guard let deadline = earliestDeadline(now: now) else { return nil }
+    guard deadline.instant <= now else { return deadline.instant }
     let timeouts = options.timeouts
-    let (deadlines, running) = state.withLock { state -> ([(ContinuousClock.Instant, TransportError)], Bool) in
-      if case .finished = state.phase { return ([], false) }
-      var deadlines: [(ContinuousClock.Instant, TransportError)] = []
-      if let totalDeadline, let total = timeouts.total {
-        deadlines.append(
-          (totalDeadline, TransportError(code: .totalTimeout, message: "the transfer took longer than \(total)"))
+    switch deadline {
+    case .total:
+      fail(TransportError(code: .totalTimeout, message: "the transfer took longer than \(timeouts.total ?? .zero)"))
+    case .connect:
+      fail(
+        TransportError(
+          code: .connectTimeout,
+          message: "no connection within \(timeouts.connect ?? .zero) (URLSession measures this until the response "
+            + "head or the first request-body byte sent)"
         )
-      }
-      if !state.alive, let connect = timeouts.connect {
-        deadlines.append(
-          (
-            started + connect,
-            TransportError(
-              code: .connectTimeout,
-              message: "no connection within \(connect) (URLSession measures this until the response head or the "
-                + "first request-body byte sent)"
-            )
-          )
-        )
-      }
-      if !state.paused, let idle = timeouts.idle {
-        deadlines.append(
-          (state.lastActivity + idle, TransportError(code: .idleTimeout, message: "no data moved for \(idle)"))
-        )
-      }
-      return (deadlines, true)
+      )
+    case .idle:
+      fail(TransportError(code: .idleTimeout, message: "no data moved for \(timeouts.idle ?? .zero)"))
     }
-    guard running else { return nil }
-    guard let earliest = deadlines.min(by: { $0.0 < $1.0 }) else { return now + .seconds(1) }
-    if earliest.0 <= now {
-      fail(earliest.1)
-      return nil
+    return nil
+  }
+
+  private func earliestDeadline(now: ContinuousClock.Instant) -> Deadline? {
+    let timeouts = options.timeouts
+    guard timeouts.connect != nil || timeouts.idle != nil || totalDeadline != nil else { return nil }
+    let snapshot = state.withLock { state -> (alive: Bool, paused: Bool, lastActivity: ContinuousClock.Instant)? in
+      if case .finished = state.phase { return nil }
+      return (state.alive, state.paused, state.lastActivity)
     }
-    return earliest.0
+    guard let snapshot else { return nil }
+    var earliest: Deadline?
+    func consider(_ deadline: Deadline) {
+      if earliest.map({ deadline.instant < $0.instant }) ?? true { earliest = deadline }
+    }
+    if let totalDeadline { consider(.total(totalDeadline)) }
+    if !snapshot.alive, let connect = timeouts.connect { consider(.connect(started + connect)) }
+    if !snapshot.paused, let idle = timeouts.idle { consider(.idle(snapshot.lastActivity + idle)) }
+    return earliest ?? .idle(now + .seconds(1))
   }
 }

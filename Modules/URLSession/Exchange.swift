@@ -31,7 +31,6 @@ final class Exchange: Sendable {
   struct State {
     var phase = Phase.created
     var task: URLSessionTask?
-    var watchdog: Task<Void, Never>?
     var bodyError: (any Error)?
     var failure: TransportError?
     var alive = false
@@ -51,6 +50,7 @@ final class Exchange: Sendable {
   let started: ContinuousClock.Instant
   let totalDeadline: ContinuousClock.Instant?
   let progress: ProgressTracker
+  let watchdog: Watchdog
   let state: Locked<State>
 
   init(
@@ -58,13 +58,15 @@ final class Exchange: Sendable {
     options: TransferOptions,
     upload: Upload,
     totalDeadline: ContinuousClock.Instant?,
-    progress: ProgressTracker
+    progress: ProgressTracker,
+    watchdog: Watchdog
   ) {
     self.method = method
     self.options = options
     self.upload = upload
     self.totalDeadline = totalDeadline
     self.progress = progress
+    self.watchdog = watchdog
     started = .now
     state = Locked(State(lastActivity: started))
   }
@@ -88,7 +90,7 @@ final class Exchange: Sendable {
           task.cancel()
           return
         }
-        startWatchdog()
+        watchdog.watch(self)
         task.resume()
       }
     } onCancel: {
@@ -117,6 +119,7 @@ final class Exchange: Sendable {
       state.failure = error
       return (phase, state.task)
     }
+    watchdog.forget(self)
     switch phase {
     case .created, .waiting, .streaming:
       // Stop the producer of a streamed body first, so that no reader is left waiting on it while the task is torn
@@ -219,12 +222,12 @@ final class Exchange: Sendable {
   }
 
   func didComplete(_ error: (any Error)?) {
-    let (phase, bodyError, watchdog) = state.withLock { state -> (Phase, (any Error)?, Task<Void, Never>?) in
+    let (phase, bodyError) = state.withLock { state -> (Phase, (any Error)?) in
       let phase = state.phase
       state.phase = .finished
-      return (phase, state.bodyError, state.watchdog)
+      return (phase, state.bodyError)
     }
-    watchdog?.cancel()
+    watchdog.forget(self)
     let outcome = error.map { Self.mapped($0, bodyError: bodyError) }
     upload.cleanUp(outcome ?? TransportError(code: .cancelled, message: "the transfer ended"))
     switch phase {

@@ -34,6 +34,7 @@ public final class URLSessionTransport: Transport {
   }
 
   private let delegate = SessionDelegate()
+  private let watchdog = Watchdog()
   private let queue: OperationQueue
   private let session: URLSession
   private let sessions = Locked(Sessions())
@@ -146,7 +147,8 @@ public final class URLSessionTransport: Transport {
         options: options,
         upload: upload,
         totalDeadline: totalDeadline,
-        progress: progress
+        progress: progress,
+        watchdog: watchdog
       )
       let task: URLSessionTask
       switch upload.body {
