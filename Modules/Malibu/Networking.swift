@@ -256,13 +256,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let preProcessRequest = settings.preProcessRequest {
       prepared.head = preProcessRequest(prepared.head)
     }
-    let chain = MiddlewareTransport(
-      transport: base,
-      middleware: [
-        LoggingMiddleware(logger: settings.logger), authenticationMiddleware(in: settings),
-        CacheMiddleware(cache: cache, policy: request.cachePolicy),
-      ]
-    )
+    let chain = middlewareChain(over: base, for: prepared.head, cachePolicy: request.cachePolicy, settings: settings)
     try Task.checkCancellation()
     do {
       let (head, data, url) = try await chain.data(
@@ -278,6 +272,31 @@ public final class Networking<R: RequestConvertible>: Sendable {
       }
       throw error
     }
+  }
+
+  /// The transport with the logging, authentication and cache middleware in front, leaving out each one that would
+  /// only pass the request on (logging at level `none`, no authorization, a `GET` that ignores the cache), so that a
+  /// plain request pays for no layer it does not use.
+  private func middlewareChain(
+    over base: any Transport,
+    for head: HTTPRequest,
+    cachePolicy: CachePolicy,
+    settings: Settings
+  ) -> any Transport {
+    var middleware: [any Middleware] = []
+    if settings.logger.level != .none {
+      middleware.append(LoggingMiddleware(logger: settings.logger))
+    }
+    if settings.tokenRefresh != nil || !authentication.authorization.isNone {
+      middleware.append(authenticationMiddleware(in: settings))
+    }
+    let bypassesCache =
+      head.method == .get && cachePolicy == .reloadIgnoringLocalCacheData
+      && !head.headerFields.contains(CacheMiddleware.policyHeader)
+    if !bypassesCache {
+      middleware.append(CacheMiddleware(cache: cache, policy: cachePolicy))
+    }
+    return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
   }
 
   /// Waits for the middleware to resolve or reject its promise.

@@ -28,8 +28,11 @@ extension Promise {
   /// - Throws: The error the promise is rejected with; `CancellationError` when it is cancelled.
   @inlinable public var value: Value {
     get async throws {
-      try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
+      // Settled already (a mock answered at once, say): no suspension, no continuation.
+      if let result { return try result.get() }
+      return try await withTaskCancellationHandler {
+        // Unsafe is safe here: an observer runs exactly once, so the continuation is resumed exactly once.
+        try await withUnsafeThrowingContinuation { continuation in
           observe(on: nil) { result in continuation.resume(with: result) }
         }
       } onCancel: {
