@@ -21,7 +21,8 @@ public import MalibuTransport
 ///
 /// Every request, mocked or real, travels one path: the mode's queue → `endpoint.request` → ``beforeEach`` → the
 /// ``middleware`` gate → encoding (parameters into the query or a body, by content type) → header fields →
-/// ``preProcessRequest`` → logging, authentication and cache middleware (``cache``) → the transport (or the
+/// ``preProcessRequest`` → logging, authentication and cache middleware (``cache``; each one left out when it would
+/// only pass the request on) → the transport (or the
 /// endpoint's mock) → ``NetworkPromise``. A request with `storePolicy: .offline` that fails because the host cannot
 /// be reached is saved in ``offlineStore`` for ``replay()``. Each setting can be changed at any time from any thread; a request uses the values current
 /// when it reaches the step that reads them.

@@ -70,6 +70,40 @@ extension URLSessionTransportTests {
       #expect(response.body.count == 25)
     }
 
+    /// One watchdog serves every exchange of a transport: a later exchange with an earlier deadline must not wait
+    /// for the deadline of the one before it. The first exchange's idle timeout is two minutes; the second's 300 ms.
+    /// The bound of 30 s only keeps a broken watchdog from hanging the test.
+    @Test func laterExchangeWithEarlierDeadlineFiresFirst() async throws {
+      let fixture = try Fixture()
+      let slow = Task {
+        try await fixture.fetch(fixture.request(.get, "/stall-head"), options: timeouts(idle: .seconds(120)))
+      }
+      defer { slow.cancel() }
+      try await Task.sleep(for: .milliseconds(200))  // the slow exchange is watched before the quick one starts
+      let outcome = await withTaskGroup(of: TransportError?.self) { group in
+        group.addTask {
+          await transportError {
+            _ = try await fixture.fetch(
+              fixture.request(.get, "/stall-head"),
+              options: timeouts(idle: .milliseconds(300))
+            )
+          }
+        }
+        group.addTask {
+          try? await Task.sleep(for: .seconds(30))
+          return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+      }
+      #expect(outcome?.code == .idleTimeout)
+      slow.cancel()
+      let error = await transportError { _ = try await slow.value }
+      #expect(error?.code == .cancelled)
+      #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=4")).body == pattern(4))
+    }
+
     @Test func defaultOptionsWork() async throws {
       let fixture = try Fixture()
       let response = try await fixture.fetch(fixture.request(.get, "/bytes?size=100"), options: TransferOptions())
