@@ -3,50 +3,57 @@ public import HTTPTypes
 
 /// A complete HTTP response: status, headers and the whole body, with the request that produced it.
 public struct Response: Sendable {
-  /// The fields, kept behind one reference: a response is handed along promise chains and copied at every step,
-  /// and one retain is cheaper than copying five fields. Setting a property replaces the storage (copy on write).
-  private final class Storage: Sendable {
-    let data: Data
-    let status: HTTPResponse.Status
-    let headers: HTTPFields
-    let request: HTTPRequest
-    let url: URL?
+  /// The fields of a response.
+  private struct Fields: Sendable {
+    var data: Data
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var request: HTTPRequest
+    var url: URL?
+  }
 
-    init(data: Data, status: HTTPResponse.Status, headers: HTTPFields, request: HTTPRequest, url: URL?) {
-      self.data = data
-      self.status = status
-      self.headers = headers
-      self.request = request
-      self.url = url
+  /// The fields, kept behind one reference: a response is handed along promise chains and copied at every step,
+  /// and one retain is cheaper than copying five fields.
+  private final class Box: Sendable {
+    let fields: Fields
+
+    init(_ fields: Fields) {
+      self.fields = fields
     }
   }
 
-  private var storage: Storage
+  private var box: Box
+
+  /// Reads through the box; a change replaces it (copy on write).
+  private var fields: Fields {
+    get { box.fields }
+    set { box = Box(newValue) }
+  }
 
   /// The body, after content decoding (a gzip body arrives here inflated).
   public var data: Data {
-    get { storage.data }
-    set { storage = Storage(data: newValue, status: status, headers: headers, request: request, url: url) }
+    get { fields.data }
+    set { fields.data = newValue }
   }
   /// The status, from swift-http-types.
   public var status: HTTPResponse.Status {
-    get { storage.status }
-    set { storage = Storage(data: data, status: newValue, headers: headers, request: request, url: url) }
+    get { fields.status }
+    set { fields.status = newValue }
   }
   /// The response header fields.
   public var headers: HTTPFields {
-    get { storage.headers }
-    set { storage = Storage(data: data, status: status, headers: newValue, request: request, url: url) }
+    get { fields.headers }
+    set { fields.headers = newValue }
   }
   /// The request as it was sent (after every hook and middleware).
   public var request: HTTPRequest {
-    get { storage.request }
-    set { storage = Storage(data: data, status: status, headers: headers, request: newValue, url: url) }
+    get { fields.request }
+    set { fields.request = newValue }
   }
   /// The URL the response came from, after redirects; `nil` when unknown (a mock, say).
   public var url: URL? {
-    get { storage.url }
-    set { storage = Storage(data: data, status: status, headers: headers, request: request, url: newValue) }
+    get { fields.url }
+    set { fields.url = newValue }
   }
 
   /// Creates a response.
@@ -57,7 +64,7 @@ public struct Response: Sendable {
   ///   - request: The request that produced it.
   ///   - url: The final URL, after redirects.
   public init(data: Data, status: HTTPResponse.Status, headers: HTTPFields, request: HTTPRequest, url: URL? = nil) {
-    storage = Storage(data: data, status: status, headers: headers, request: request, url: url)
+    box = Box(Fields(data: data, status: status, headers: headers, request: request, url: url))
   }
 
   /// The numeric status code, such as `200`.
