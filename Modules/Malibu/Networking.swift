@@ -291,10 +291,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if settings.tokenRefresh != nil || !authentication.authorization.isNone {
       middleware.append(authenticationMiddleware(in: settings))
     }
-    let bypassesCache =
-      head.method == .get && cachePolicy == .reloadIgnoringLocalCacheData
-      && !head.headerFields.contains(CacheMiddleware.policyHeader)
-    if !bypassesCache {
+    if !CacheMiddleware.passesThrough(head, policy: cachePolicy) {
       middleware.append(CacheMiddleware(cache: cache, policy: cachePolicy))
     }
     return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)

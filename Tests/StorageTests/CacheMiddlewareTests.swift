@@ -188,4 +188,25 @@ import Testing
     reopened.removeAll()
     #expect(HTTPCache(directory: directory).count == 0)
   }
+
+  /// The rule `Networking` uses to leave the middleware out of a request's chain: only a plain GET that ignores the
+  /// cache, with no policy field for the middleware to remove.
+  @Test(arguments: [
+    (HTTPRequest.Method.get, CachePolicy.reloadIgnoringLocalCacheData, false, true),
+    (.get, .reloadIgnoringLocalCacheData, true, false),
+    (.get, .useProtocolCachePolicy, false, false),
+    (.get, .returnCacheDataElseLoad, false, false),
+    (.post, .reloadIgnoringLocalCacheData, false, false),
+    (.delete, .reloadIgnoringLocalCacheData, false, false),
+  ])
+  func passesThroughOnlyAPlainGetThatIgnoresTheCache(
+    method: HTTPRequest.Method,
+    policy: CachePolicy,
+    withPolicyField: Bool,
+    expected: Bool
+  ) {
+    var head = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:9", path: "/boards")
+    if withPolicyField { head.headerFields[CacheMiddleware.policyHeader] = policy.headerValue }
+    #expect(CacheMiddleware.passesThrough(head, policy: policy) == expected)
+  }
 }
