@@ -22,8 +22,10 @@ final class Watchdog: Sendable {
 
   /// Enforces the timeouts of `exchange` until ``forget(_:)``, or until one of them fails it.
   func watch(_ exchange: Exchange) {
-    guard let deadline = exchange.nextDeadline(now: .now) else { return }
     state.withLock { state in
+      // Asked under this lock (the exchange's own lock nests inside it, never the other way round), so an exchange
+      // that ends meanwhile is either seen as ended here or removed by its `forget` after it was added.
+      guard let deadline = exchange.nextDeadline(now: .now) else { return }
       state.exchanges[ObjectIdentifier(exchange)] = exchange
       if let wake = state.wake, wake <= deadline { return }
       startTimer(at: deadline, &state)
