@@ -24,7 +24,7 @@ public struct Response: Sendable {
 
   private var box: Box
 
-  /// Reads through the box; a change replaces it (copy on write).
+  /// A change replaces the box (copy on write); the getters below read through the box without copying the other fields.
   private var fields: Fields {
     get { box.fields }
     set { box = Box(newValue) }
@@ -32,27 +32,27 @@ public struct Response: Sendable {
 
   /// The body, after content decoding (a gzip body arrives here inflated).
   public var data: Data {
-    get { fields.data }
+    get { box.fields.data }
     set { fields.data = newValue }
   }
   /// The status, from swift-http-types.
   public var status: HTTPResponse.Status {
-    get { fields.status }
+    get { box.fields.status }
     set { fields.status = newValue }
   }
   /// The response header fields.
   public var headers: HTTPFields {
-    get { fields.headers }
+    get { box.fields.headers }
     set { fields.headers = newValue }
   }
   /// The request as it was sent (after every hook and middleware).
   public var request: HTTPRequest {
-    get { fields.request }
+    get { box.fields.request }
     set { fields.request = newValue }
   }
   /// The URL the response came from, after redirects; `nil` when unknown (a mock, say).
   public var url: URL? {
-    get { fields.url }
+    get { box.fields.url }
     set { fields.url = newValue }
   }
 
