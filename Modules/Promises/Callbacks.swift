@@ -40,3 +40,5 @@
 }
 
 extension Callbacks: Sendable where Element: Sendable {}
+
+extension Callbacks.Iterator: Sendable where Element: Sendable {}

@@ -183,3 +183,7 @@ extension Promise {
     return result
   }
 }
+
+/// Not Sendable: it is handed from a transform to the promise it settles within one call, and may hold any error.
+@available(*, unavailable)
+extension Derivation: Sendable {}

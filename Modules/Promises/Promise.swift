@@ -244,3 +244,7 @@ extension Promise where Value == Void {
     resolve(())
   }
 }
+
+/// Not Sendable: the storage lives inside the promise's lock and is only touched while holding it.
+@available(*, unavailable)
+extension Promise.Storage: Sendable {}

@@ -54,3 +54,7 @@
     queue.removeAll()
   }
 }
+
+/// Not Sendable: a worklist belongs to the one call that drains it, and its jobs are not `@Sendable`.
+@available(*, unavailable)
+extension Worklist: Sendable {}
