@@ -23,7 +23,13 @@ setup-servers:
 ## (first: the README's compiled examples must be up to date with README.md)
 build: setup
 	@Tools/scripts/readme-snippets --check
-	$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)
+	@# -require-explicit-sendable only warns, and -warnings-as-errors does not promote that warning: fail on any
+	@# warning the library build prints.
+	@echo "$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)"
+	@$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS) > $(SENDABLE_SCRATCH).log 2>&1; \
+	  status=$$?; cat $(SENDABLE_SCRATCH).log; \
+	  if [ $$status -ne 0 ]; then exit $$status; fi; \
+	  if grep -q "warning:" $(SENDABLE_SCRATCH).log; then echo "make build: the library build printed warnings"; exit 1; fi
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
 ## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, lint
