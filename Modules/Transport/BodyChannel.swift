@@ -35,8 +35,14 @@ package final class BodyChannel: Sendable {
 
   private struct State {
     var pending = Data()
-    /// A large body's chunk being filled: a buffer from ``buffers`` (its address) and the bytes in it.
-    var pendingBuffer: (address: Int, count: Int)?
+    /// A large body's buffer being filled (see ``ChunkBuffers``): bytes up to `flushed` were handed over already,
+    /// those up to `count` are waiting for the next flush.
+    var pendingBuffer: (lease: ChunkBuffers.Lease, flushed: Int, count: Int)?
+    /// Whether the body is large enough to be written into recycled buffers: its expected length or the bytes
+    /// written so far reached ``bufferedBodyThreshold``.
+    var large = false
+    /// The bytes written while the body was not yet large.
+    var smallBytes = 0
     var chunks: [Data] = []
     var chunkHead = 0
     var buffered = 0
@@ -61,8 +67,14 @@ package final class BodyChannel: Sendable {
   /// The body's length when known in advance (from `Content-Length`, when no decoding changes it).
   package let expectedLength: Int?
 
+  /// The body size from which bytes go into recycled buffers instead of a growing `Data`.
+  static let bufferedBodyThreshold = 64 << 10
+
   package init(expectedLength: Int?) {
     self.expectedLength = expectedLength
+    if let expectedLength, expectedLength >= Self.bufferedBodyThreshold {
+      state.withLock { $0.large = true }
+    }
   }
 
   /// A channel that already holds the whole body, `data`, and has ended: nothing is copied.
@@ -75,12 +87,6 @@ package final class BodyChannel: Sendable {
       }
       state.end = .success(())
     }
-  }
-
-  deinit {
-    // A chunk still being filled when the channel goes away (its producer never flushed).
-    let address = state.withLock { $0.pendingBuffer?.address }
-    if let address, let pointer = UnsafeMutableRawPointer(bitPattern: address) { buffers.recycle(pointer) }
   }
 
   // MARK: Producer
@@ -117,7 +123,8 @@ package final class BodyChannel: Sendable {
         return .proceed
       }
       append(bytes, to: &state)
-      if state.buffered + state.pending.count + (state.pendingBuffer?.count ?? 0) > Self.highWater {
+      let unflushed = state.pendingBuffer.map { $0.count - $0.flushed } ?? 0
+      if state.buffered + state.pending.count + unflushed > Self.highWater {
         state.paused = true
         return .pause
       }
@@ -127,17 +134,27 @@ package final class BodyChannel: Sendable {
     return result
   }
 
-  /// Appends to the pending chunk, queueing it each time it reaches ``chunkSize``. Large writes go into a recycled
-  /// buffer of exactly that size (see ``ChunkBuffers``), small ones into a growing `Data`.
+  /// Appends to the pending bytes. A small body grows a `Data`; once the body is large, bytes fill recycled
+  /// buffers of ``chunkSize`` (see ``ChunkBuffers``) to the end, across flushes, and a full buffer is queued.
   private func append(_ bytes: UnsafeRawBufferPointer, to state: inout State) {
     var rest = bytes
+    if !state.large {
+      state.smallBytes += rest.count
+      state.large = state.smallBytes >= Self.bufferedBodyThreshold
+    }
     while !rest.isEmpty {
-      if state.pendingBuffer == nil && state.pending.isEmpty && rest.count >= 64 << 10,
-        let address = buffers.take()
-      {
-        state.pendingBuffer = (address, 0)
+      if state.pendingBuffer == nil && state.large, let lease = buffers.take() {
+        // Bytes a small start left in `pending` go first, so the order holds.
+        let carried = state.pending.count
+        if carried > 0, let base = UnsafeMutableRawPointer(bitPattern: lease.address) {
+          state.pending.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: carried) }
+          state.pending = Data()
+        }
+        state.pendingBuffer = (lease, 0, carried)
       }
-      guard let (address, count) = state.pendingBuffer, let base = UnsafeMutableRawPointer(bitPattern: address) else {
+      guard let (lease, flushed, count) = state.pendingBuffer,
+        let base = UnsafeMutableRawPointer(bitPattern: lease.address)
+      else {
         let piece = min(rest.count, Self.chunkSize - state.pending.count)
         state.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<piece]))
         rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
@@ -146,31 +163,39 @@ package final class BodyChannel: Sendable {
       }
       let piece = min(rest.count, Self.chunkSize - count)
       (base + count).copyMemory(from: rest.baseAddress!, byteCount: piece)
-      state.pendingBuffer = (address, count + piece)
+      state.pendingBuffer = (lease, flushed, count + piece)
       rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
       if count + piece == Self.chunkSize { queuePending(&state) }
     }
   }
 
-  /// Moves the pending bytes (buffer or `Data`) to the queue of chunks.
   /// Takes the oldest queued chunk, or `nil` when none is queued.
   private static func dequeue(_ state: inout State) -> Data? {
     guard state.chunkHead < state.chunks.count else { return nil }
-    let chunk = state.chunks[state.chunkHead]
+    // The queue lets go of the chunk: a queue that never runs empty must not keep every chunk it handed out.
+    var chunk = Data()
+    swap(&chunk, &state.chunks[state.chunkHead])
     state.chunkHead += 1
     state.buffered -= chunk.count
     if state.chunkHead == state.chunks.count {
       state.chunks.removeAll(keepingCapacity: true)
       state.chunkHead = 0
+    } else if state.chunkHead >= 64 && state.chunkHead * 2 >= state.chunks.count {
+      state.chunks.removeFirst(state.chunkHead)
+      state.chunkHead = 0
     }
     return chunk
   }
 
+  /// Queues the bytes written since the last flush: the unflushed part of the buffer being filled (which is let go
+  /// once full) or the pending `Data`.
   private func queuePending(_ state: inout State) {
-    if let (address, count) = state.pendingBuffer {
-      state.pendingBuffer = nil
-      state.chunks.append(buffers.chunk(address, count: count))
-      state.buffered += count
+    if let (lease, flushed, count) = state.pendingBuffer {
+      if count > flushed {
+        state.chunks.append(lease.chunk(from: flushed, count: count - flushed))
+        state.buffered += count - flushed
+      }
+      state.pendingBuffer = count == Self.chunkSize ? nil : (lease, count, count)
     }
     if !state.pending.isEmpty {
       state.chunks.append(state.pending)
@@ -333,9 +358,6 @@ package final class BodyChannel: Sendable {
         state.collector = nil
         state.chunks = []
         state.pending = Data()
-        if let (address, _) = state.pendingBuffer, let pointer = UnsafeMutableRawPointer(bitPattern: address) {
-          buffers.recycle(pointer)
-        }
         state.pendingBuffer = nil
         return (waiter, collector, state.onCancel)
       }

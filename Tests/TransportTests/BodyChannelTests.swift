@@ -39,6 +39,60 @@ struct BodyChannelTests {
     #expect(sizes.count == written / BodyChannel.chunkSize)
   }
 
+  @Test func aLargeBodyInSmallFlushedRoundsFillsWholeBuffers() async throws {
+    // A reader that keeps up makes every round small; each round's bytes must still go into the buffer being
+    // filled (handed over as a slice of it), not into a buffer or an allocation of their own.
+    let channel = BodyChannel(expectedLength: nil)
+    var iterator = ResponseBody(channel: channel).makeAsyncIterator()
+    let piece = 16 << 10
+    let total = 8 * BodyChannel.chunkSize
+    var received = Data()
+    var starts: [Int] = []
+    var previousEnd = 0
+    for round in 0..<(total / piece) {
+      let bytes = Data(repeating: UInt8(truncatingIfNeeded: round), count: piece)
+      #expect(bytes.withUnsafeBytes { channel.write($0) } == .proceed)
+      channel.flush()
+      let chunk = try #require(try await iterator.next())
+      let start = chunk.withUnsafeBytes { Int(bitPattern: $0.baseAddress) }
+      if start != previousEnd { starts.append(start) }
+      previousEnd = start + chunk.count
+      received.append(chunk)
+    }
+    channel.finish(nil)
+    #expect(try await iterator.next() == nil)
+    let expected = (0..<(total / piece)).reduce(into: Data()) { data, round in
+      data.append(Data(repeating: UInt8(truncatingIfNeeded: round), count: piece))
+    }
+    #expect(received == expected)
+    // The first 64 KiB go into a growing `Data` (the body could still be small); then one buffer per chunkSize.
+    #expect(starts.count <= total / BodyChannel.chunkSize + 4 + 1)
+  }
+
+  @Test func aQueueThatNeverRunsEmptyLetsGoOfTheChunksItHandedOut() async throws {
+    // The producer stays two chunks ahead of the reader for 64 MiB. Each chunk is one whole buffer; a buffer comes
+    // back for reuse only once the reader's chunk and the queue's reference to it are gone, so a queue that kept the
+    // chunks it handed out would need a new buffer (a new address) for every chunk.
+    let channel = BodyChannel(expectedLength: nil)
+    var iterator = ResponseBody(channel: channel).makeAsyncIterator()
+    let piece = Data(repeating: 5, count: BodyChannel.chunkSize)
+    for _ in 0..<2 { #expect(piece.withUnsafeBytes { channel.write($0) } == .proceed) }
+    channel.flush()
+    var addresses: Set<Int> = []
+    var received = 0
+    for _ in 0..<64 {
+      #expect(piece.withUnsafeBytes { channel.write($0) } == .proceed)
+      channel.flush()
+      let chunk = try #require(try await iterator.next())
+      addresses.insert(chunk.withUnsafeBytes { Int(bitPattern: $0.baseAddress) })
+      received += chunk.count
+    }
+    channel.finish(nil)
+    while let chunk = try await iterator.next() { received += chunk.count }
+    #expect(received == 66 * BodyChannel.chunkSize)
+    #expect(addresses.count <= BodyChannel.highWater / BodyChannel.chunkSize + 4)
+  }
+
   @Test func largeAndSmallWritesKeepTheirOrderWhenCollected() async throws {
     let channel = BodyChannel(expectedLength: nil)
     let large = Data((0..<(300 << 10)).map { UInt8(truncatingIfNeeded: $0) })
