@@ -13,8 +13,8 @@ final class Transfer {
     case waiting
     /// The body of a redirect that is followed: dropped.
     case discarding
-    /// Streamed to the caller through a channel (`send`).
-    case streaming(BodyChannel, ContentDecoder?)
+    /// Streamed to the caller through a channel (`send`); an encoded body is decoded by the task reading it.
+    case streaming(BodyChannel)
     /// Collected for the caller (`data(for:)`).
     case collecting(Collector)
     /// Over.
@@ -154,7 +154,7 @@ final class Transfer {
     }
     let decoder: ContentDecoder?
     switch output {
-    case .streaming(_, let streamDecoder): decoder = streamDecoder
+    case .streaming: decoder = nil  // the reader checks the end of an encoded body
     case .collecting(let collector): decoder = collector.decoder
     default:
       finish(TransportError(code: .other, message: "the server sent no response head (\(url))"))
@@ -181,7 +181,7 @@ final class Transfer {
   private func finish(_ error: TransportError?) {
     if error != nil { handleNeedsReset = true }
     switch output {
-    case .streaming(let channel, _):
+    case .streaming(let channel):
       channel.finish(error)
     case .collecting(let collector) where error == nil:
       if !callerWoken, case .collect(_, let continuation) = job.sink {
@@ -263,14 +263,14 @@ final class Transfer {
     finalHead.headerFields = plan.headers
     switch job.sink {
     case .stream(let continuation):
-      let channel = BodyChannel(expectedLength: expected)
+      let channel = BodyChannel(expectedLength: expected, decoder: decoder)
       let loop = engine.loop
       let id = self.id
       channel.setHandlers(
         onDemand: { loop.submit(.resumeReceiving(id)) },
         onCancel: { loop.submit(.cancel(id)) }
       )
-      output = .streaming(channel, decoder)
+      output = .streaming(channel)
       callerWoken = true
       let body = ResponseBody(channel: channel)
       let response = TransportResponse(head: finalHead, url: engine.foundationURL(url), body: body)
@@ -289,24 +289,16 @@ final class Transfer {
     return true
   }
 
-  /// Body bytes arrived (write callback): decoded when needed, then handed to the channel or the collector.
+  /// Body bytes arrived (write callback): handed to the channel (its reader decodes them), or decoded when needed
+  /// and handed to the collector.
   func received(_ bytes: UnsafeRawBufferPointer) -> Int {
     sawActivity = true
     let result: BodyChannel.WriteResult
     switch output {
     case .discarding:
       return bytes.count
-    case .streaming(let channel, let decoder):
-      if let decoder {
-        do {
-          result = try decoder.decode(bytes, into: channel)
-        } catch {
-          failure = error
-          return 0
-        }
-      } else {
-        result = channel.write(bytes)
-      }
+    case .streaming(let channel):
+      result = channel.write(bytes)
       if !isDirty {
         isDirty = true
         engine.markDirty(self)
@@ -341,7 +333,7 @@ final class Transfer {
   /// Wakes the channel's reader with what this round wrote.
   func flush() {
     isDirty = false
-    if case .streaming(let channel, _) = output { channel.flush() }
+    if case .streaming(let channel) = output { channel.flush() }
   }
 
   // MARK: Pausing

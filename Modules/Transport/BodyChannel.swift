@@ -24,7 +24,8 @@ package final class BodyChannel: Sendable {
     case stop
   }
 
-  /// Bytes waiting for a streaming consumer above which the producer is paused.
+  /// Bytes waiting for a streaming consumer (as written: encoded, when the consumer decodes) above which the
+  /// producer is paused.
   package static let highWater = 4 << 20
   /// Bytes waiting below which a paused producer is resumed.
   package static let lowWater = 1 << 20
@@ -70,8 +71,15 @@ package final class BodyChannel: Sendable {
   /// The body size from which bytes go into recycled buffers instead of a growing `Data`.
   static let bufferedBodyThreshold = 64 << 10
 
-  package init(expectedLength: Int?) {
+  /// The reading side's decoder, when the body is encoded: the producer writes the encoded bytes and the reader
+  /// inflates them (see ``DecodingReader``).
+  private let decoding: DecodingReader?
+
+  /// A channel for a body of `expectedLength` bytes, if known; with a `decoder`, the producer writes the encoded
+  /// bytes and the reading task decodes them.
+  package init(expectedLength: Int?, decoder: ContentDecoder? = nil) {
     self.expectedLength = expectedLength
+    decoding = decoder.map(DecodingReader.init)
     if let expectedLength, expectedLength >= Self.bufferedBodyThreshold {
       state.withLock { $0.large = true }
     }
@@ -80,6 +88,7 @@ package final class BodyChannel: Sendable {
   /// A channel that already holds the whole body, `data`, and has ended: nothing is copied.
   package init(complete data: Data) {
     expectedLength = data.count
+    decoding = nil
     state.withLock { state in
       if !data.isEmpty {
         state.chunks = [data]
@@ -238,8 +247,26 @@ package final class BodyChannel: Sendable {
 
   // MARK: Consumer
 
-  /// The next chunk, or `nil` at the end of the body.
+  /// The next chunk, or `nil` at the end of the body; decoded, when the channel has a decoder.
   package func next() async throws -> Data? {
+    guard let decoding else { return try await nextWritten() }
+    while true {
+      do {
+        if let chunk = try decoding.next() { return chunk }
+      } catch {
+        cancel()
+        throw error
+      }
+      guard let encoded = try await nextWritten() else {
+        try decoding.finish()
+        return nil
+      }
+      decoding.feed(encoded)
+    }
+  }
+
+  /// The next chunk as the producer wrote it, or `nil` at the end of the body.
+  private func nextWritten() async throws -> Data? {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
         var demand: (@Sendable () -> Void)?
@@ -271,6 +298,7 @@ package final class BodyChannel: Sendable {
 
   /// The whole body, collected into one buffer.
   package func collect(upTo limit: Int) async throws -> Data {
+    if decoding != nil { return try await collectDecoded(upTo: limit) }
     if let ready = try collectEnded(upTo: limit) { return ready }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
@@ -316,7 +344,26 @@ package final class BodyChannel: Sendable {
     }
   }
 
-  /// Stops the transfer from the consumer's side; a waiting read ends with ``TransportError/Code/cancelled``.
+  /// The whole decoded body, read chunk by chunk (the decoded length is not known in advance).
+  private func collectDecoded(upTo limit: Int) async throws -> Data {
+    let alreadyRead = state.withLock { state in
+      defer { state.consumerStarted = true }
+      return state.consumerStarted
+    }
+    if alreadyRead {
+      throw TransportError(code: .invalidRequest, message: "a response body can be read only once")
+    }
+    var data = Data()
+    while let chunk = try await next() {
+      guard data.count + chunk.count <= limit else {
+        cancel()
+        throw Self.tooLarge(limit)
+      }
+      data.append(chunk)
+    }
+    return data
+  }
+
   /// The whole body when the producer has already finished, without suspending; `nil` when it has not (or the
   /// body was read already, or the transfer was cancelled: ``collect(upTo:)`` reports those). A body that is one
   /// chunk is handed over as it is, without a copy.
@@ -346,6 +393,7 @@ package final class BodyChannel: Sendable {
     return try outcome?.get()
   }
 
+  /// Stops the transfer from the consumer's side; a waiting read ends with ``TransportError/Code/cancelled``.
   package func cancel() {
     let wake: (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, (@Sendable () -> Void)?) =
       state.withLock { state in

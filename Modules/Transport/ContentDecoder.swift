@@ -3,7 +3,8 @@ package import HTTPTypes
 import MalibuGzip
 
 /// The gzip-aware decoding every transport shares: it sits between the bytes read from the network and the
-/// ``BodyChannel`` the caller reads, and inflates `Content-Encoding: gzip`, `x-gzip` and `deflate` bodies as they
+/// caller (in a collecting transfer, on the transport's side; in a streamed one, in the reading task, see
+/// `DecodingReader`), and inflates `Content-Encoding: gzip`, `x-gzip` and `deflate` bodies as they
 /// stream, within the decompression limit.
 ///
 /// `deflate` accepts both the zlib wrapping the standard asks for and the raw deflate some servers send. A coding
@@ -87,23 +88,10 @@ package final class ContentDecoder {
     }
   }
 
-  /// Decodes received bytes into the channel.
-  /// - Returns: What the producer should do next (see ``BodyChannel/WriteResult``).
+  /// Decodes received bytes, handing each decoded piece to `sink` (valid only during the call).
+  /// - Returns: The most restrictive result `sink` returned (`stop` over `pause` over `proceed`).
   /// - Throws: ``TransportError`` with ``TransportError/Code/decodingFailed`` for a corrupt body, or
   ///   ``TransportError/Code/bodyTooLarge`` past the decompression limit.
-  package func decode(
-    _ bytes: UnsafeRawBufferPointer,
-    into channel: BodyChannel
-  ) throws(TransportError)
-    -> BodyChannel.WriteResult
-  {
-    try decode(bytes) { channel.write($0) }
-  }
-
-  /// Decodes received bytes, handing each decoded piece to `sink` (valid only during the call); for a producer that
-  /// collects the body itself instead of writing it into a ``BodyChannel``.
-  /// - Returns: The most restrictive result `sink` returned (`stop` over `pause` over `proceed`).
-  /// - Throws: As ``decode(_:into:)``.
   package func decode(
     _ bytes: UnsafeRawBufferPointer,
     to sink: (UnsafeRawBufferPointer) -> BodyChannel.WriteResult

@@ -3,6 +3,7 @@ import HTTPTypes
 import MalibuCore
 import MalibuGzip
 import MalibuTransport
+import Synchronization
 import Testing
 
 @Suite("Content decoding")
@@ -17,23 +18,44 @@ struct ContentDecoderTests {
     return fields
   }
 
-  private func decode(_ encoded: Data, encoding: String, limit: Int? = nil, chunk: Int = 1000) async throws -> Data {
+  /// Writes `encoded` into a channel that decodes on the reading side, as a streamed transfer does, `chunk` bytes a
+  /// round, and reads it back: collected, or chunk by chunk. Without `ending`, the producer is still running while
+  /// the body is read (it has written everything but not finished), so that the reader's errors must stop it.
+  private func decode(
+    _ encoded: Data,
+    encoding: String,
+    limit: Int? = nil,
+    chunk: Int = 1000,
+    streamed: Bool = false,
+    ending: Bool = true,
+    stopped: Stopped = Stopped()
+  ) async throws -> Data {
     let decoder = try #require(ContentDecoder(headers: headers(encoding), decompression: .enabled(limit: limit)))
-    let channel = BodyChannel(expectedLength: nil)
+    let channel = BodyChannel(expectedLength: nil, decoder: decoder)
+    channel.setHandlers(onDemand: {}, onCancel: { stopped.set() })
     var offset = 0
-    do {
-      while offset < encoded.count {
-        let end = min(offset + chunk, encoded.count)
-        let result = try encoded[offset..<end].withUnsafeBytes { try decoder.decode($0, into: channel) }
-        #expect(result != .stop)
-        offset = end
-      }
-      try decoder.finish()
-      channel.finish(nil)
-    } catch {
-      channel.finish(error)
+    while offset < encoded.count {
+      let end = min(offset + chunk, encoded.count)
+      #expect(encoded[offset..<end].withUnsafeBytes { channel.write($0) } != .stop)
+      channel.flush()
+      offset = end
     }
-    return try await ResponseBody(channel: channel).collect(upTo: .max)
+    if ending { channel.finish(nil) }
+    let body = ResponseBody(channel: channel)
+    guard streamed else { return try await body.collect(upTo: .max) }
+    var data = Data()
+    for try await piece in body {
+      #expect(piece.count <= BodyChannel.chunkSize)
+      data.append(piece)
+    }
+    return data
+  }
+
+  /// Whether the reading side told the producer to stop.
+  final class Stopped: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
   }
 
   @Test(arguments: [
@@ -43,6 +65,17 @@ struct ContentDecoderTests {
   func decodesSupportedCodings(_ encoding: String, _ format: Deflater.Format) async throws {
     let encoded = try Gzip.deflate(Self.text, format: format)
     #expect(try await decode(encoded, encoding: encoding) == Self.text)
+    #expect(try await decode(encoded, encoding: encoding, streamed: true) == Self.text)
+  }
+
+  @Test func aLargeStreamedBodyIsDecodedInChunksOfAtMostChunkSize() async throws {
+    // 12 MiB of text in 256 KiB rounds: the reader decodes each round's bytes in slices and hands out each buffer.
+    var text = Data()
+    for line in 0..<(12 << 20) / 64 {
+      text.append(contentsOf: String(format: "%063d\n", line).utf8)
+    }
+    let encoded = try Gzip.deflate(text, format: .gzip)
+    #expect(try await decode(encoded, encoding: "gzip", chunk: 256 << 10, streamed: true) == text)
   }
 
   @Test(arguments: ["br", "zstd", "gzip, br", "identity", ""])
@@ -68,29 +101,72 @@ struct ContentDecoderTests {
     #expect(ContentDecoder.expectedLength(headers(nil, length: 123), decompression: .enabled(limit: nil)) == 123)
   }
 
-  @Test func truncatedBodyIsADecodingError() async throws {
+  @Test(arguments: [false, true])
+  func truncatedBodyIsADecodingError(streamed: Bool) async throws {
     let encoded = try Gzip.deflate(Self.text, format: .gzip)
     await #expect {
-      try await decode(encoded.prefix(encoded.count - 10), encoding: "gzip")
+      try await decode(encoded.prefix(encoded.count - 10), encoding: "gzip", streamed: streamed)
     } throws: { error in
       (error as? TransportError)?.code == .decodingFailed
     }
   }
 
-  @Test func notGzipIsADecodingError() async throws {
+  @Test(arguments: [false, true])
+  func notGzipIsADecodingErrorThatStopsTheProducer(streamed: Bool) async throws {
+    let stopped = Stopped()
     await #expect {
-      try await decode(Data("<html>not gzip</html>".utf8), encoding: "gzip")
+      try await decode(
+        Data("<html>not gzip</html>".utf8),
+        encoding: "gzip",
+        streamed: streamed,
+        ending: false,
+        stopped: stopped
+      )
     } throws: { error in
       (error as? TransportError)?.code == .decodingFailed
     }
+    #expect(stopped.isSet)
   }
 
-  @Test func bombBeyondTheLimitIsTooLarge() async throws {
+  @Test(arguments: [false, true])
+  func bombBeyondTheLimitIsTooLargeAndStopsTheProducer(streamed: Bool) async throws {
+    let stopped = Stopped()
     let bomb = try Gzip.deflate(Data(count: 20 << 20), format: .gzip)
     await #expect {
-      try await decode(bomb, encoding: "gzip", limit: 1 << 20, chunk: 64 << 10)
+      try await decode(
+        bomb,
+        encoding: "gzip",
+        limit: 1 << 20,
+        chunk: 64 << 10,
+        streamed: streamed,
+        ending: false,
+        stopped: stopped
+      )
     } throws: { error in
       (error as? TransportError)?.code == .bodyTooLarge
+    }
+    #expect(stopped.isSet)
+  }
+
+  @Test func aDecodedBodyIsCollectedOnceAndWithinItsLimit() async throws {
+    let encoded = try Gzip.deflate(Self.text, format: .gzip)
+    let decoder = try #require(ContentDecoder(headers: headers("gzip"), decompression: .enabled(limit: nil)))
+    let channel = BodyChannel(expectedLength: nil, decoder: decoder)
+    let stopped = Stopped()
+    channel.setHandlers(onDemand: {}, onCancel: { stopped.set() })
+    _ = encoded.withUnsafeBytes { channel.write($0) }
+    channel.flush()  // the producer has not finished: collecting past the limit must stop it
+    let body = ResponseBody(channel: channel)
+    await #expect {
+      try await body.collect(upTo: Self.text.count - 1)
+    } throws: { error in
+      (error as? TransportError)?.code == .bodyTooLarge
+    }
+    #expect(stopped.isSet)
+    await #expect {
+      try await body.collect(upTo: .max)
+    } throws: { error in
+      (error as? TransportError)?.code == .invalidRequest
     }
   }
 }
