@@ -28,9 +28,23 @@ final class Collector {
     self.head = head
     self.limit = limit
     self.decoder = decoder
-    if let expectedLength, expectedLength > 0 {
-      _ = reserve(min(expectedLength, limit))
+    if let expectedLength, expectedLength > 0, reserve(min(expectedLength, limit)) {
+      Self.preferHugePages(base, capacity)
     }
+  }
+
+  /// Asks Linux to back a large buffer with transparent huge pages where it can (`MADV_HUGEPAGE`): writing a body of
+  /// 100 MiB into fresh memory otherwise takes a page fault every 4 KiB (25,600 of them), one every 2 MiB instead.
+  /// Only the 2 MiB-aligned interior is advised; it is advice, so a refusal changes nothing.
+  private static func preferHugePages(_ base: UnsafeMutableRawPointer?, _ capacity: Int) {
+    #if os(Linux)
+    let huge = 2 << 20
+    guard let base, capacity >= 4 * huge else { return }
+    let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
+    let end = (Int(bitPattern: base) + capacity) & ~(huge - 1)
+    guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+    _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+    #endif
   }
 
   deinit {
