@@ -35,18 +35,12 @@ package final class BodyChannel: Sendable {
   package static let chunkSize = 1 << 20
 
   private struct State {
+    /// A small body's bytes since the last flush (a large one's go into ``queue``'s buffers).
     var pending = Data()
-    /// A large body's buffer being filled (see ``ChunkBuffers``): bytes up to `flushed` were handed over already,
-    /// those up to `count` are waiting for the next flush.
-    var pendingBuffer: (lease: ChunkBuffers.Lease, flushed: Int, count: Int)?
-    /// Whether the body is large enough to be written into recycled buffers: its expected length or the bytes
-    /// written so far reached ``bufferedBodyThreshold``.
-    var large = false
-    /// The bytes written while the body was not yet large.
-    var smallBytes = 0
-    var chunks: [Data] = []
-    var chunkHead = 0
-    var buffered = 0
+    /// The chunks waiting for the consumer, and the recycled buffer a large body fills.
+    var queue = ChunkQueue()
+    /// The bytes written so far.
+    var written = 0
     var end: Result<Void, any Error>?
     var waiter: CheckedContinuation<Data?, any Error>?
     var collector: Collector?
@@ -64,12 +58,13 @@ package final class BodyChannel: Sendable {
   }
 
   private let state = Locked(State())
-  private let buffers = ChunkBuffers()
   /// The body's length when known in advance (from `Content-Length`, when no decoding changes it).
   package let expectedLength: Int?
 
   /// The body size from which bytes go into recycled buffers instead of a growing `Data`.
   static let bufferedBodyThreshold = 64 << 10
+  /// Whether the expected length alone makes the body large (see ``bufferedBodyThreshold``).
+  private let expectedLarge: Bool
 
   /// The reading side's decoder, when the body is encoded: the producer writes the encoded bytes and the reader
   /// inflates them (see ``DecodingReader``).
@@ -80,20 +75,16 @@ package final class BodyChannel: Sendable {
   package init(expectedLength: Int?, decoder: ContentDecoder? = nil) {
     self.expectedLength = expectedLength
     decoding = decoder.map(DecodingReader.init)
-    if let expectedLength, expectedLength >= Self.bufferedBodyThreshold {
-      state.withLock { $0.large = true }
-    }
+    expectedLarge = (expectedLength ?? 0) >= Self.bufferedBodyThreshold
   }
 
   /// A channel that already holds the whole body, `data`, and has ended: nothing is copied.
   package init(complete data: Data) {
     expectedLength = data.count
     decoding = nil
+    expectedLarge = false
     state.withLock { state in
-      if !data.isEmpty {
-        state.chunks = [data]
-        state.buffered = data.count
-      }
+      state.queue.append(data)
       state.end = .success(())
     }
   }
@@ -132,8 +123,7 @@ package final class BodyChannel: Sendable {
         return .proceed
       }
       append(bytes, to: &state)
-      let unflushed = state.pendingBuffer.map { $0.count - $0.flushed } ?? 0
-      if state.buffered + state.pending.count + unflushed > Self.highWater {
+      if state.queue.queuedBytes + state.queue.unqueuedBytes + state.pending.count > Self.highWater {
         state.paused = true
         return .pause
       }
@@ -143,72 +133,34 @@ package final class BodyChannel: Sendable {
     return result
   }
 
-  /// Appends to the pending bytes. A small body grows a `Data`; once the body is large, bytes fill recycled
-  /// buffers of ``chunkSize`` (see ``ChunkBuffers``) to the end, across flushes, and a full buffer is queued.
+  /// Appends to the pending bytes. A small body grows a `Data`, cut at ``chunkSize``; once the body is large, bytes
+  /// fill recycled buffers to the end, across flushes (see ``ChunkQueue``).
   private func append(_ bytes: UnsafeRawBufferPointer, to state: inout State) {
     var rest = bytes
-    if !state.large {
-      state.smallBytes += rest.count
-      state.large = state.smallBytes >= Self.bufferedBodyThreshold
+    state.written += bytes.count
+    if expectedLarge || state.written >= Self.bufferedBodyThreshold {
+      // What a small start left in `pending` goes first, so the order holds.
+      if !state.pending.isEmpty {
+        state.queue.append(state.pending)
+        state.pending = Data()
+      }
+      rest = UnsafeRawBufferPointer(rebasing: rest[state.queue.write(rest)...])
     }
+    // A small body, or no memory left for a buffer.
     while !rest.isEmpty {
-      if state.pendingBuffer == nil && state.large, let lease = buffers.take() {
-        // Bytes a small start left in `pending` go first, so the order holds.
-        let carried = state.pending.count
-        if carried > 0, let base = UnsafeMutableRawPointer(bitPattern: lease.address) {
-          state.pending.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: carried) }
-          state.pending = Data()
-        }
-        state.pendingBuffer = (lease, 0, carried)
-      }
-      guard let (lease, flushed, count) = state.pendingBuffer,
-        let base = UnsafeMutableRawPointer(bitPattern: lease.address)
-      else {
-        let piece = min(rest.count, Self.chunkSize - state.pending.count)
-        state.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<piece]))
-        rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
-        if state.pending.count >= Self.chunkSize { queuePending(&state) }
-        continue
-      }
-      let piece = min(rest.count, Self.chunkSize - count)
-      (base + count).copyMemory(from: rest.baseAddress!, byteCount: piece)
-      state.pendingBuffer = (lease, flushed, count + piece)
+      let piece = min(rest.count, Self.chunkSize - state.pending.count)
+      state.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<piece]))
       rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
-      if count + piece == Self.chunkSize { queuePending(&state) }
+      if state.pending.count >= Self.chunkSize { queuePending(&state) }
     }
   }
 
-  /// Takes the oldest queued chunk, or `nil` when none is queued.
-  private static func dequeue(_ state: inout State) -> Data? {
-    guard state.chunkHead < state.chunks.count else { return nil }
-    // The queue lets go of the chunk: a queue that never runs empty must not keep every chunk it handed out.
-    var chunk = Data()
-    swap(&chunk, &state.chunks[state.chunkHead])
-    state.chunkHead += 1
-    state.buffered -= chunk.count
-    if state.chunkHead == state.chunks.count {
-      state.chunks.removeAll(keepingCapacity: true)
-      state.chunkHead = 0
-    } else if state.chunkHead >= 64 && state.chunkHead * 2 >= state.chunks.count {
-      state.chunks.removeFirst(state.chunkHead)
-      state.chunkHead = 0
-    }
-    return chunk
-  }
-
-  /// Queues the bytes written since the last flush: the unflushed part of the buffer being filled (which is let go
-  /// once full) or the pending `Data`.
+  /// Queues the bytes written since the last flush: the unqueued part of the buffer being filled, then the pending
+  /// `Data`.
   private func queuePending(_ state: inout State) {
-    if let (lease, flushed, count) = state.pendingBuffer {
-      if count > flushed {
-        state.chunks.append(lease.chunk(from: flushed, count: count - flushed))
-        state.buffered += count - flushed
-      }
-      state.pendingBuffer = count == Self.chunkSize ? nil : (lease, count, count)
-    }
+    state.queue.flush()
     if !state.pending.isEmpty {
-      state.chunks.append(state.pending)
-      state.buffered += state.pending.count
+      state.queue.append(state.pending)
       state.pending = Data()
     }
   }
@@ -217,7 +169,7 @@ package final class BodyChannel: Sendable {
   package func flush() {
     let wake: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
       queuePending(&state)
-      guard let waiter = state.waiter, let chunk = Self.dequeue(&state) else { return nil }
+      guard let waiter = state.waiter, let chunk = state.queue.popFirst() else { return nil }
       state.waiter = nil
       return (waiter, chunk)
     }
@@ -272,8 +224,8 @@ package final class BodyChannel: Sendable {
         var demand: (@Sendable () -> Void)?
         let outcome: Result<Data?, any Error>? = state.withLock { state in
           state.consumerStarted = true
-          if let chunk = Self.dequeue(&state) {
-            if state.paused && state.buffered < Self.lowWater {
+          if let chunk = state.queue.popFirst() {
+            if state.paused && state.queue.queuedBytes < Self.lowWater {
               state.paused = false
               demand = state.onDemand
             }
@@ -313,19 +265,14 @@ package final class BodyChannel: Sendable {
           state.consumerStarted = true
           var data = Data()
           queuePending(&state)
-          let queued = state.buffered + state.pending.count
+          let queued = state.queue.queuedBytes
           if queued > limit {
             state.cancelled = true
             cancelProducer = state.onCancel
             return .failure(Self.tooLarge(limit))
           }
           data.reserveCapacity(min(max(expectedLength ?? 0, queued), limit))
-          for chunk in state.chunks[state.chunkHead...] { data.append(chunk) }
-          data.append(state.pending)
-          state.chunks = []
-          state.chunkHead = 0
-          state.buffered = 0
-          state.pending = Data()
+          for chunk in state.queue.removeAll() { data.append(chunk) }
           if let end = state.end { return end.map { data } }
           if state.cancelled { return .failure(TransportError.cancelled()) }
           state.collector = Collector(data: data, limit: limit, continuation: continuation)
@@ -373,21 +320,19 @@ package final class BodyChannel: Sendable {
       state.consumerStarted = true
       queuePending(&state)
       if case .failure(let error) = end { return .failure(error) }
-      guard state.buffered <= limit else {
+      guard state.queue.queuedBytes <= limit else {
         state.cancelled = true
         return .failure(Self.tooLarge(limit))
       }
       var data = Data()
-      let chunks = state.chunks[state.chunkHead...]
+      let size = state.queue.queuedBytes
+      let chunks = state.queue.removeAll()
       if chunks.count == 1, let only = chunks.first {
         data = only
       } else {
-        data.reserveCapacity(state.buffered)
+        data.reserveCapacity(size)
         for chunk in chunks { data.append(chunk) }
       }
-      state.chunks = []
-      state.chunkHead = 0
-      state.buffered = 0
       return .success(data)
     }
     return try outcome?.get()
@@ -404,9 +349,8 @@ package final class BodyChannel: Sendable {
         state.waiter = nil
         let collector = state.collector?.continuation
         state.collector = nil
-        state.chunks = []
+        state.queue.clear()
         state.pending = Data()
-        state.pendingBuffer = nil
         return (waiter, collector, state.onCancel)
       }
     wake.0?.resume(throwing: TransportError.cancelled())

@@ -71,3 +71,101 @@ final class ChunkBuffers: Sendable {
     if !kept { free(pointer) }
   }
 }
+
+/// Chunks waiting for a reader, oldest first, and the recycled buffer being filled: the queue of a ``BodyChannel``
+/// (bytes as received) and of a ``DecodingReader`` (bytes as decoded).
+///
+/// ``write(_:)`` copies bytes into buffers of ``ChunkBuffers/size`` from the pool, queueing each as it fills up;
+/// ``flush()`` queues what was written since the last flush as a slice of the buffer being filled, which goes on
+/// being filled. A chunk is let go as it is taken, so a queue that never runs empty keeps nothing it handed out.
+struct ChunkQueue: Sendable {
+  private let pool: ChunkBuffers
+  private var chunks: [Data] = []
+  private var head = 0
+  /// The bytes in the queued chunks.
+  private(set) var queuedBytes = 0
+  /// The buffer being filled: bytes up to `flushed` are queued already, those up to `count` are not yet.
+  private var filling: (lease: ChunkBuffers.Lease, flushed: Int, count: Int)?
+
+  init(pool: ChunkBuffers = ChunkBuffers()) {
+    self.pool = pool
+  }
+
+  /// The bytes written into the buffer being filled and not queued yet.
+  var unqueuedBytes: Int {
+    filling.map { $0.count - $0.flushed } ?? 0
+  }
+
+  /// Queues `chunk` as it is, after everything written before it.
+  mutating func append(_ chunk: Data) {
+    flush()
+    guard !chunk.isEmpty else { return }
+    chunks.append(chunk)
+    queuedBytes += chunk.count
+  }
+
+  /// Copies `bytes` into recycled buffers, queueing each one that fills up.
+  /// - Returns: How many bytes were copied: all of them, unless memory for a buffer ran out.
+  mutating func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var copied = 0
+    while copied < bytes.count {
+      if filling == nil {
+        guard let lease = pool.take() else { break }
+        filling = (lease, 0, 0)
+      }
+      guard let (lease, flushed, count) = filling, let base = UnsafeMutableRawPointer(bitPattern: lease.address),
+        let source = bytes.baseAddress
+      else { break }
+      let piece = min(bytes.count - copied, ChunkBuffers.size - count)
+      (base + count).copyMemory(from: source + copied, byteCount: piece)
+      filling = (lease, flushed, count + piece)
+      copied += piece
+      if count + piece == ChunkBuffers.size { flush() }
+    }
+    return copied
+  }
+
+  /// Queues the bytes written since the last flush; a full buffer is let go (it returns to the pool once its last
+  /// chunk is released).
+  mutating func flush() {
+    guard let (lease, flushed, count) = filling else { return }
+    if count > flushed {
+      chunks.append(lease.chunk(from: flushed, count: count - flushed))
+      queuedBytes += count - flushed
+    }
+    filling = count == ChunkBuffers.size ? nil : (lease, count, count)
+  }
+
+  /// Takes the oldest queued chunk, or `nil` when none is queued.
+  mutating func popFirst() -> Data? {
+    guard head < chunks.count else { return nil }
+    var chunk = Data()
+    swap(&chunk, &chunks[head])
+    head += 1
+    queuedBytes -= chunk.count
+    if head == chunks.count {
+      chunks.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 64 && head * 2 >= chunks.count {
+      chunks.removeFirst(head)
+      head = 0
+    }
+    return chunk
+  }
+
+  /// Takes every queued chunk, oldest first; the buffer being filled stays.
+  mutating func removeAll() -> ArraySlice<Data> {
+    defer {
+      chunks = []
+      head = 0
+      queuedBytes = 0
+    }
+    return chunks[head...]
+  }
+
+  /// Drops everything: the queued chunks and the buffer being filled.
+  mutating func clear() {
+    _ = removeAll()
+    filling = nil
+  }
+}
