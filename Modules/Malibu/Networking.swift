@@ -275,9 +275,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
     }
   }
 
-  /// The transport with the logging, authentication and cache middleware in front, leaving out each one that would
-  /// only pass the request on (logging at level `none`, no authorization, a `GET` that ignores the cache), so that a
-  /// plain request pays for no layer it does not use.
+  /// The transport with the logging, authentication and cache middleware in front, leaving out each one that says it
+  /// would only pass this request on (`Middleware.passesThrough(_:)`: logging at level `none`, no authorization, a
+  /// `GET` that ignores the cache), so that a plain request pays for no layer it does not use.
   private func middlewareChain(
     over base: any Transport,
     for head: HTTPRequest,
@@ -285,15 +285,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
     settings: Settings
   ) -> any Transport {
     var middleware: [any Middleware] = []
-    if settings.logger.level != .none {
-      middleware.append(LoggingMiddleware(logger: settings.logger))
+    func include(_ step: some Middleware) {  // generic: a step left out is never boxed
+      if !step.passesThrough(head) { middleware.append(step) }
     }
-    if settings.tokenRefresh != nil || !authentication.authorization.isNone {
-      middleware.append(authenticationMiddleware(in: settings))
-    }
-    if !CacheMiddleware.passesThrough(head, policy: cachePolicy) {
-      middleware.append(CacheMiddleware(cache: cache, policy: cachePolicy))
-    }
+    include(LoggingMiddleware(logger: settings.logger))
+    include(authenticationMiddleware(in: settings))
+    include(CacheMiddleware(cache: cache, policy: cachePolicy))
     return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
   }
 

@@ -59,14 +59,13 @@ public struct CacheMiddleware: Middleware {
     self.policy = policy
   }
 
-  /// Whether this middleware would only hand `request` on unchanged under `policy`: a `GET` that ignores the cache
-  /// and carries no ``policyHeader`` to remove. A chain built per request can leave the middleware out then.
-  /// - Parameters:
-  ///   - request: The request head.
-  ///   - policy: The request's cache policy.
+  /// Whether this middleware would only hand `request` on unchanged: a `GET` under a fixed
+  /// `reloadIgnoringLocalCacheData` policy that carries no ``policyHeader`` to remove.
+  /// - Parameter request: The request head.
   /// - Returns: `true` when ``intercept(_:body:options:next:)`` would only call `next` with `request` as it is.
-  package static func passesThrough(_ request: HTTPRequest, policy: CachePolicy) -> Bool {
-    request.method == .get && policy == .reloadIgnoringLocalCacheData && !request.headerFields.contains(policyHeader)
+  public func passesThrough(_ request: HTTPRequest) -> Bool {
+    request.method == .get && policy == .reloadIgnoringLocalCacheData
+      && !request.headerFields.contains(Self.policyHeader)
   }
 
   /// Answers from the cache, revalidates, or loads and stores, by the policy in ``policyHeader``.

@@ -34,6 +34,19 @@ import Testing
     #expect(auth.authorization == .header("Malibu-Header"))
   }
 
+  /// Without credentials the middleware adds nothing, so a chain may leave it out; with any, it stays.
+  @Test func passesThroughOnlyWithoutCredentials() async throws {
+    let fake = FakeTransport()
+    let auth = AuthenticationMiddleware(origin: URL(string: api))
+    let request = HTTPRequest.get("\(api)/a")
+    #expect(auth.passesThrough(request))
+    #expect(try await send(request, through: auth, recordedBy: fake) == nil)
+    auth.authenticate(bearerToken: "abc")
+    #expect(!auth.passesThrough(request))
+    auth.clearAuthentication()
+    #expect(auth.passesThrough(request))
+  }
+
   @Test func clearingStopsSendingCredentials() async throws {
     let fake = FakeTransport()
     let auth = AuthenticationMiddleware(authorization: .bearer("abc"), origin: URL(string: api))

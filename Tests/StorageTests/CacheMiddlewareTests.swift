@@ -207,6 +207,12 @@ import Testing
   ) {
     var head = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:9", path: "/boards")
     if withPolicyField { head.headerFields[CacheMiddleware.policyHeader] = policy.headerValue }
-    #expect(CacheMiddleware.passesThrough(head, policy: policy) == expected)
+    #expect(CacheMiddleware(cache: HTTPCache(), policy: policy).passesThrough(head) == expected)
+  }
+
+  @Test func withoutAFixedPolicyItNeverPassesThrough() {
+    // The policy then comes from the request's field, or the default one, which may answer from the cache.
+    let head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:9", path: "/boards")
+    #expect(!CacheMiddleware(cache: HTTPCache()).passesThrough(head))
   }
 }
