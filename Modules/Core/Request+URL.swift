@@ -54,6 +54,7 @@ extension Request {
     queryEncoding: FormURLEncoding
   ) throws(NetworkError) -> String {
     let resourceString = resource.urlString
+    let addsQuery = contentType.encodesInURL && !parameters.isEmpty
     var parts: URLParts
     if URLParts.hasScheme(resourceString) {
       parts = URLParts(resourceString)
@@ -67,9 +68,10 @@ extension Request {
       guard Self.isValidBase(base) else {
         throw NetworkError(code: .invalidURL, message: "the base URL '\(base)' is not a valid absolute URL")
       }
+      if !addsQuery, let joined = URLParts.joinedWithoutQueries(base, resourceString) { return joined }
       parts = URLParts(base).joining(URLParts(resourceString))
     }
-    if contentType.encodesInURL && !parameters.isEmpty {
+    if addsQuery {
       parts.appendQuery(try queryEncoding.queryString(from: parameters))
     }
     return parts.string
@@ -126,6 +128,32 @@ private struct URLParts {
     var index = bytes.startIndex
     while index != bytes.endIndex, bytes[index].isSchemeCharacter { index = bytes.index(after: index) }
     return bytes[index...].starts(with: "://".utf8)
+  }
+
+  /// `URLParts(base).joining(URLParts(resource)).string` for the common case where neither string has a query or a
+  /// fragment, in one pass over their bytes and one allocation; `nil` when either has a `?` or a `#`.
+  static func joinedWithoutQueries(_ base: String, _ resource: String) -> String? {
+    var base = base
+    var resource = resource
+    return base.withUTF8 { baseBytes in
+      resource.withUTF8 { resourceBytes -> String? in
+        let isDelimiter = { (byte: UInt8) in byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") }
+        guard !baseBytes.contains(where: isDelimiter), !resourceBytes.contains(where: isDelimiter) else { return nil }
+        let slash = UInt8(ascii: "/")
+        var start = 0
+        while start < resourceBytes.count, resourceBytes[start] == slash { start += 1 }
+        if start == resourceBytes.count { return String(decoding: baseBytes, as: UTF8.self) }
+        var end = baseBytes.count
+        while end > 0, baseBytes[end - 1] == slash { end -= 1 }
+        let tail = UnsafeBufferPointer(rebasing: resourceBytes[start...])
+        return String(unsafeUninitializedCapacity: end + 1 + tail.count) { buffer in
+          _ = buffer.initialize(from: baseBytes[..<end])
+          buffer[end] = slash
+          _ = UnsafeMutableBufferPointer(rebasing: buffer[(end + 1)...]).initialize(from: tail)
+          return end + 1 + tail.count
+        }
+      }
+    }
   }
 
   /// The base joined to a relative resource with exactly one slash between them.

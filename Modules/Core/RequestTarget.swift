@@ -28,19 +28,29 @@ package struct RequestTarget: Sendable, Equatable {
   /// - Parameter string: The URL string.
   package init?(plain string: String) {
     var string = string
-    guard let parsed = string.withUTF8({ Self.split($0) }) else { return nil }
-    let (schemeEnd, authorityEnd, queryStart, fragmentStart) = parsed
-    let bytes = string.utf8
-    func index(_ offset: Int) -> String.Index { bytes.index(bytes.startIndex, offsetBy: offset) }
-    scheme = String(string[..<index(schemeEnd)])
-    authority = String(string[index(schemeEnd + 3)..<index(authorityEnd)])
-    let pathEnd = queryStart ?? fragmentStart ?? bytes.count
-    let requestEnd = fragmentStart ?? bytes.count
-    if pathEnd == authorityEnd {
-      path = "/" + string[index(authorityEnd)..<index(requestEnd)]
-    } else {
-      path = String(string[index(authorityEnd)..<index(requestEnd)])
-    }
+    guard
+      let target = string.withUTF8({ bytes -> RequestTarget? in
+        guard let (schemeEnd, authorityEnd, queryStart, fragmentStart) = Self.split(bytes) else { return nil }
+        func text(_ range: Range<Int>) -> String {
+          String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        let pathEnd = queryStart ?? fragmentStart ?? bytes.count
+        let requestEnd = fragmentStart ?? bytes.count
+        let requestPath = text(authorityEnd..<requestEnd)
+        return RequestTarget(
+          scheme: text(0..<schemeEnd),
+          authority: text(schemeEnd + 3..<authorityEnd),
+          path: pathEnd == authorityEnd ? "/" + requestPath : requestPath
+        )
+      })
+    else { return nil }
+    self = target
+  }
+
+  private init(scheme: String, authority: String, path: String) {
+    self.scheme = scheme
+    self.authority = authority
+    self.path = path
   }
 
   /// The offsets of the end of the scheme, the end of the authority, the `?` and the `#` of a plain URL.

@@ -194,10 +194,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// or in flight, and a running ``replay()``. Their promises are rejected with `NetworkError` code `cancelled`; a
   /// replayed request that was cut short stays in the offline store.
   public func cancelAllRequests() {
-    let active = flights.withLock { flights in
-      defer { flights.active.removeAll() }
-      return Array(flights.active.values)
-    }
+    let active = flights.withLock { $0.removeAll() }
     for flight in active { flight.cancel() }
   }
 
@@ -207,14 +204,10 @@ public final class Networking<R: RequestConvertible>: Sendable {
       promise.reject(NetworkError.cancelled())
       task.cancel()
     }
-    let id = flights.withLock { flights in
-      flights.nextID &+= 1
-      flights.active[flights.nextID] = flight
-      return flights.nextID
-    }
+    let key = flights.withLock { $0.insert(flight) }
     promise.onCancel { task.cancel() }
     promise.always { [flights] _ in
-      flights.withLock { _ = $0.active.removeValue(forKey: id) }
+      flights.withLock { $0.remove(key) }
     }
   }
 
@@ -335,8 +328,46 @@ struct NetworkingFlight: Sendable {
   let cancel: @Sendable () -> Void
 }
 
-/// The unfinished work of a networking, by ID.
+/// The unfinished work of a networking, in numbered slots: adding and removing one is an array store, with no
+/// hashing. A slot's ID says which flight holds it, so a late removal never clears a slot reused since.
 struct NetworkingFlights: Sendable {
-  var nextID: UInt64 = 0
-  var active: [UInt64: NetworkingFlight] = [:]
+  /// Where a flight is kept: its slot and the ID it was given.
+  struct Key: Sendable {
+    fileprivate let slot: Int
+    fileprivate let id: UInt64
+  }
+
+  private var nextID: UInt64 = 0
+  private var slots: [(id: UInt64, flight: NetworkingFlight)?] = []
+  private var freeSlots: [Int] = []
+
+  /// Keeps `flight` until it is removed.
+  mutating func insert(_ flight: NetworkingFlight) -> Key {
+    nextID &+= 1
+    let slot: Int
+    if let free = freeSlots.popLast() {
+      slot = free
+      slots[slot] = (nextID, flight)
+    } else {
+      slot = slots.count
+      slots.append((nextID, flight))
+    }
+    return Key(slot: slot, id: nextID)
+  }
+
+  /// Lets go of the flight kept under `key`, unless it is gone already.
+  mutating func remove(_ key: Key) {
+    guard key.slot < slots.count, slots[key.slot]?.id == key.id else { return }
+    slots[key.slot] = nil
+    freeSlots.append(key.slot)
+  }
+
+  /// Lets go of every flight and returns them.
+  mutating func removeAll() -> [NetworkingFlight] {
+    defer {
+      slots.removeAll()
+      freeSlots.removeAll()
+    }
+    return slots.compactMap { $0?.flight }
+  }
 }

@@ -214,19 +214,19 @@ public final class MockTransport: Transport {
       state.recorded.append(recorded)
       return state.stubs.last { $0.method == request.method && $0.path.matches(request) }
     }
-    try Self.validate(request)
+    let url = try Self.validate(request)
     try MockDelay.checkCancellation()
     guard let stub else {
       guard let fallback else { throw Self.unmatched(request) }
-      return try await answer(fallback, to: request, options: options, uploaded: recorded.body?.count ?? 0)
+      return try await answer(fallback, to: url, options: options, uploaded: recorded.body?.count ?? 0)
     }
     let reply = try await stub.answer(recorded)
-    return try await answer(reply, to: request, options: options, uploaded: recorded.body?.count ?? 0)
+    return try await answer(reply, to: url, options: options, uploaded: recorded.body?.count ?? 0)
   }
 
   private func answer(
     _ reply: Reply,
-    to request: HTTPRequest,
+    to url: URL,
     options: TransferOptions,
     uploaded: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
@@ -236,24 +236,25 @@ public final class MockTransport: Transport {
     options.progress?(
       TransferProgress(uploaded: Int64(uploaded), uploadTotal: Int64(uploaded), downloaded: size, downloadTotal: size)
     )
-    return (HTTPResponse(status: reply.status, headerFields: reply.headerFields), reply.body, request.url)
+    return (HTTPResponse(status: reply.status, headerFields: reply.headerFields), reply.body, url)
   }
 
-  private static func validate(_ request: HTTPRequest) throws(TransportError) {
-    guard request.scheme != nil, request.authority != nil, request.url != nil else {
+  /// Checks that `request` could be sent and returns its URL.
+  private static func validate(_ request: HTTPRequest) throws(TransportError) -> URL {
+    guard request.scheme != nil, request.authority != nil, let url = request.url else {
       throw TransportError(
         code: .invalidRequest,
         message: "the request has no absolute URL (scheme \(request.scheme ?? "nil"), "
           + "authority \(request.authority ?? "nil"), path \(request.path ?? "nil"))"
       )
     }
-    let isForbidden: (UInt8) -> Bool = { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
-    for field in request.headerFields where field.value.utf8.contains(where: isForbidden) {
+    for field in request.headerFields where field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
       throw TransportError(
         code: .invalidRequest,
         message: "the value of header '\(field.name)' contains CR, LF or NUL"
       )
     }
+    return url
   }
 
   private static func unmatched(_ request: HTTPRequest) -> TransportError {

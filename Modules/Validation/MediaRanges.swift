@@ -88,8 +88,13 @@ struct MediaRanges: Sendable {
   /// Whether every media type is acceptable, so that a response which names none can pass: a `*/*` range with a
   /// positive quality, and no range with quality 0.
   var acceptsAnyType: Bool {
-    let anyQuality = ranges.filter { $0.type == "*" && $0.subtype == "*" }.map(\.quality).max() ?? 0
-    return anyQuality > 0 && !ranges.contains { $0.quality == 0 }
+    var anyQuality = 0.0
+    for range in ranges {
+      let quality = range.quality
+      if quality == 0 { return false }
+      if range.type == "*" && range.subtype == "*" { anyQuality = max(anyQuality, quality) }
+    }
+    return anyQuality > 0
   }
 
   private static func specificity(of range: MediaType) -> Int {

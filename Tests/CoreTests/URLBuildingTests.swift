@@ -50,6 +50,26 @@ struct URLBuildingTests {
       expected: "http://127.0.0.1:8080/boards/1"
     ),
     Case(base: "http://127.0.0.1:8080/api/", resource: "", parameters: [:], expected: "http://127.0.0.1:8080/api/"),
+    Case(base: "http://127.0.0.1:8080/api/", resource: "/", parameters: [:], expected: "http://127.0.0.1:8080/api/"),
+    Case(base: "http://127.0.0.1:8080/api", resource: "///", parameters: [:], expected: "http://127.0.0.1:8080/api"),
+    Case(
+      base: "http://127.0.0.1:8080/api?key=k",
+      resource: "boards",
+      parameters: [:],
+      expected: "http://127.0.0.1:8080/api/boards?key=k"
+    ),
+    Case(
+      base: "http://127.0.0.1:8080/api",
+      resource: "boards/1#top",
+      parameters: [:],
+      expected: "http://127.0.0.1:8080/api/boards/1#top"
+    ),
+    Case(
+      base: "http://127.0.0.1:8080/api/",
+      resource: "/boards/%C3%A9t%C3%A9",
+      parameters: [:],
+      expected: "http://127.0.0.1:8080/api/boards/%C3%A9t%C3%A9"
+    ),
     Case(
       base: "http://127.0.0.1:8080/api",
       resource: "boards?page=2",

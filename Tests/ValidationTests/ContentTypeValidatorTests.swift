@@ -202,4 +202,25 @@ struct ContentTypeValidatorTests {
     #expect(ContentTypeValidator(["application/json", "text/*;q=0"]).description == "application/json, text/*;q=0")
     #expect(ContentTypeValidator(mediaTypes: [MediaType(type: "Text", subtype: "Plain")]).description == "text/plain")
   }
+
+  @Test("a Content-Type seen before is matched by its text: the remembered parse never answers for another value")
+  func repeatedContentTypes() {
+    let sequence: [(contentType: String, expected: [String], outcome: Outcome)] = [
+      ("application/json", ["application/json"], .pass),
+      ("application/json", ["application/json"], .pass),
+      ("application/json", ["text/html"], .fail(.unacceptableContentType)),
+      ("application/json ", ["application/json"], .pass),
+      ("application/json garbage", ["application/json"], .fail(.invalidContentType)),
+      ("application/json", ["application/json"], .pass),
+      ("*/*", ["*/*"], .fail(.invalidContentType)),
+      ("*/*", ["*/*"], .fail(.invalidContentType)),
+      ("text/html; charset=utf-8", ["text/html"], .pass),
+      ("application/json", ["text/*"], .fail(.unacceptableContentType)),
+      ("application/json", ["application/*"], .pass),
+    ]
+    for step in sequence {
+      let response = makeResponse(contentType: [step.contentType], body: "{}")
+      expect(step.outcome, for: response) { try ContentTypeValidator(step.expected).validate($0) }
+    }
+  }
 }
