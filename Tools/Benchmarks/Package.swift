@@ -58,7 +58,7 @@ let package = Package(
     .executableTarget(
       name: "MalibuBenchmarks",
       dependencies: [
-        malibu("Malibu"), malibu("MalibuEncoding"), malibu("MalibuPromises"), malibu("MalibuMocking"),
+        "BenchSupport", malibu("Malibu"), malibu("MalibuEncoding"), malibu("MalibuPromises"), malibu("MalibuMocking"),
         .product(name: "Benchmark", package: "benchmark"),
       ],
       path: "Benchmarks/MalibuBenchmarks",

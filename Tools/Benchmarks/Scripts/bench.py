@@ -71,6 +71,9 @@ WORKLOADS = [
     ("download-file", "100 MiB download, to a file", "download-file", [], ["c"] + STREAMING),
     ("upload-file", "100 MiB upload from a file", "upload-file", [], ["c"] + STREAMING),
     ("gzip-decode", "~100 MiB gzip JSON decoded", "gzip-decode", [], ["c"] + STREAMING),
+    # The facade's own cost per request in steady state: the same GET + decode of a 1 KiB JSON board on MockTransport,
+    # alone and through Networking + validate() + decode(using:) (no network, no C row).
+    ("json-seq", "GET + decode 1 KiB JSON, MockTransport, sequential", "json-seq", [], ["mock", "facade-mock"]),
 ]
 
 
@@ -227,7 +230,9 @@ def client_command(contender, workload, base, run_dir, sizes):
     binary = client_binary(contender)
     _, _, name, extra, _ = workload
     args = [binary, contender, name, "--base", base] + extra
-    if name == "get-seq":
+    if name == "json-seq":
+        args += ["--requests", str(10 * SEQUENTIAL_REQUESTS)]  # ~1 s a run: steady state, not start-up
+    elif name == "get-seq":
         args += ["--requests", str(SEQUENTIAL_REQUESTS), "--bytes", "100", "--max-seconds", str(MAX_SECONDS)]
     elif name == "get-concurrent":
         args += ["--requests", str(CONCURRENT_REQUESTS), "--bytes", "100", "--max-seconds", str(MAX_SECONDS)]
@@ -320,11 +325,19 @@ def targets(key, contender, stats):
             rss_below(40)
     elif contender == "facade-curl":
         ratio_to("malibu-curl", 0.9, "CurlTransport")
+    elif contender == "facade-mock" and stats.get("mock", {}).get("median") and row["median"]:
+        overhead = facade_overhead(stats)
+        out.append((f"facade overhead {overhead:.1f} µs/request < 10 µs", overhead < 10))
     elif contender == "facade-urlsession":
         ratio_to("malibu-urlsession", 0.9, "URLSessionTransport")
     elif contender == "malibu-urlsession":
         ratio_to("urlsession", 0.95, "URLSession")
     return out
+
+
+def facade_overhead(stats):
+    """µs per request the facade adds in the json-seq rows: the time per request of each median rate, subtracted."""
+    return 1e6 / stats["facade-mock"]["median"] - 1e6 / stats["mock"]["median"]
 
 
 def summarize(results):
@@ -413,10 +426,11 @@ def micro_benchmarks(run_dir):
     facade = next((v for k, v in rows.items() if k.startswith("Facade")), {}).get("Time (wall clock)")
     alone = next((v for k, v in rows.items() if k.startswith("MockTransport alone")), {}).get("Time (wall clock)")
     if facade is not None and alone is not None:
-        overhead = facade - alone
-        verdict = "met" if overhead < 10 else "MISSED"
-        lines += ["", f"Facade overhead per request (Facade row minus MockTransport-alone row): {overhead:,.1f} µs; "
-                      f"target < 10 µs: **{verdict}**."]
+        lines += ["", f"Facade overhead per request here (Facade row minus MockTransport-alone row): "
+                      f"{facade - alone:,.1f} µs. Each sample is one request, timed between two reads of the malloc "
+                      "interposer's counters, so caches start cold and every allocation is counted: both rows are "
+                      "about twice their steady-state time. The < 10 µs target is judged on the steady-state "
+                      "json-seq rows of the table above (see Findings)."]
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 // Each iteration is one operation, so wall clock is per operation and "Malloc (total)" is allocations per
 // operation. Limits are modest so the whole set runs in about a minute.
 
+import BenchSupport
 import Benchmark
 import Foundation
 import Malibu
@@ -89,24 +90,6 @@ func promiseBenchmarks() {
 
 // MARK: - Facade overhead
 
-/// The 1 KiB JSON document the mock answers with, and its type.
-struct Board: Codable, Sendable {
-  var id: Int
-  var name: String
-  var description: String
-  var tags: [String]
-}
-
-let boardJSON: Data = {
-  let board = Board(
-    id: 1,
-    name: "Malibu",
-    description: String(repeating: "A nine-foot longboard for small days. ", count: 24),
-    tags: ["surf", "longboard"]
-  )
-  return (try? JSONEncoder().encode(board)) ?? Data()
-}()
-
 enum BoardEndpoint: RequestConvertible {
   case board
 
@@ -122,7 +105,7 @@ func facadeBenchmarks() {
   mock.stub(
     .get,
     "/boards/1",
-    reply: .init(headerFields: [.contentType: "application/json"], body: boardJSON)
+    reply: .init(headerFields: [.contentType: "application/json"], body: Board.sampleJSON)
   )
   let networking = Networking<BoardEndpoint>(transport: .custom(mock))
   let head = HTTPRequest(method: .get, scheme: "http", authority: "bench.invalid", path: "/boards/1")

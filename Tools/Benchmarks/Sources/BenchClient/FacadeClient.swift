@@ -30,6 +30,10 @@ struct FacadeClient: Client {
     try await networking.request(BenchEndpoint(url: base + path)).validate().toData().value.count
   }
 
+  func board(_ path: String) async throws -> Board {
+    try await networking.request(BenchEndpoint(url: base + path)).validate().decode(using: Board.self).value
+  }
+
   func shutdown() async {
     close()
   }

@@ -24,11 +24,17 @@ struct TransportClient: Client {
     return TransportClient(transport: transport, authority: options.authority) { transport.shutdown() }
   }
 
-  /// A MockTransport answering every GET of `/100b.bin` with 100 bytes: no network and no thread hop, so that
-  /// `mock` and `facade-mock` measure (for instance under callgrind) what the facade costs in CPU alone.
+  /// A MockTransport answering GET `/100b.bin` with 100 bytes and GET `/1k.json` with ``Board/sample``: no network
+  /// and no thread hop, so that `mock` and `facade-mock` measure what the facade costs in CPU alone (the `json-seq`
+  /// rows of `make bench`, and callgrind by hand).
   static func mock(_ options: Options) -> TransportClient {
     let transport = MockTransport()
     transport.stub(.get, "/100b.bin", reply: .init(body: Data(repeating: 0x61, count: 100)))
+    transport.stub(
+      .get,
+      "/1k.json",
+      reply: .init(headerFields: [.contentType: "application/json"], body: Board.sampleJSON)
+    )
     return TransportClient(transport: transport, authority: options.authority) {}
   }
 
@@ -45,6 +51,17 @@ struct TransportClient: Client {
     )
     guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
     return data.count
+  }
+
+  func board(_ path: String) async throws -> Board {
+    let (response, data, _) = try await transport.data(
+      for: head(.get, path),
+      body: nil,
+      options: TransferOptions(),
+      upTo: 1 << 20
+    )
+    guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
+    return try JSONDecoder().decode(Board.self, from: data)
   }
 
   func stream(_ path: String) async throws -> Int {

@@ -4,10 +4,11 @@
 //                [--out PATH]
 //
 // Prints one JSON line (see BenchSupport/Report.swift). Contenders here: malibu-curl, malibu-urlsession,
-// facade-curl, facade-urlsession, urlsession, and mock / facade-mock (MockTransport: the facade's CPU alone, for
-// profiling; not in the table); async-http-client is bench-client-ahc, a binary of its own so that
+// facade-curl, facade-urlsession, urlsession, and mock / facade-mock (MockTransport: the facade's CPU alone; the
+// json-seq rows, and profiling); async-http-client is bench-client-ahc, a binary of its own so that
 // neither side's peak RSS carries the other's code (SwiftNIO, BoringSSL). Workloads: get-seq, get-concurrent,
-// download-collect, download-stream, download-file, upload-file, gzip-decode. The runner is Scripts/bench.py.
+// download-collect, download-stream, download-file, upload-file, gzip-decode, json-seq (mock contenders: GET +
+// validate + decode of a 1 KiB JSON board). The runner is Scripts/bench.py.
 
 import BenchSupport
 

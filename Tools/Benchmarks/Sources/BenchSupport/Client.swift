@@ -13,6 +13,8 @@ package protocol Client: Sendable {
   func upload(_ source: String, to path: String) async throws -> String
   /// GET of a gzip-encoded body, decoded by the client as it streams; returns the decoded byte count.
   func decode(_ path: String) async throws -> Int
+  /// GET of a JSON ``Board``, validated and decoded; returns the board.
+  func board(_ path: String) async throws -> Board
   /// Releases connections and threads.
   func shutdown() async
 }
@@ -26,6 +28,7 @@ extension Client {
     throw BenchError("not offered by this contender")
   }
   package func decode(_ path: String) async throws -> Int { throw BenchError("not offered by this contender") }
+  package func board(_ path: String) async throws -> Board { throw BenchError("not offered by this contender") }
   package func shutdown() async {}
 }
 

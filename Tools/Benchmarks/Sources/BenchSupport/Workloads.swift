@@ -18,6 +18,7 @@ package enum Workloads {
       switch options.workload {
       case "idle": break  // the process's floor: runtime, libraries and a client, no transfer
       case "get-seq": try await sequential(client, options, &report)
+      case "json-seq": try await sequentialBoards(client, options, &report)
       case "get-concurrent": try await concurrent(client, options, &report)
       case "download-collect": try await transfer(options, &report) { try await client.get("/100m.bin") }
       case "download-stream": try await transfer(options, &report) { try await client.stream("/100m.bin") }
@@ -70,6 +71,33 @@ package enum Workloads {
     report.seconds = elapsed
     report.requests = done
     report.bytes = bytes
+    report.errors = errors
+    report.detail = firstError.map { "\($0)" } ?? ""
+  }
+
+  /// One GET of the 1 KiB JSON board at a time, validated and decoded (MockTransport contenders: the facade's cost
+  /// per request in steady state, against the same exchange and decoding on the transport alone).
+  private static func sequentialBoards(_ client: any Client, _ options: Options, _ report: inout Report) async throws {
+    for _ in 0..<100 {  // warm-up
+      _ = try? await client.board("/1k.json")
+    }
+    var errors = 0
+    var firstError: (any Error)?
+    let start = ContinuousClock.now
+    for _ in 0..<options.requests {
+      do {
+        if try await client.board("/1k.json") != Board.sample { errors += 1 }
+      } catch {
+        errors += 1
+        firstError = firstError ?? error
+      }
+    }
+    let elapsed = seconds(since: start)
+    report.value = Double(options.requests) / elapsed
+    report.unit = "req/s"
+    report.seconds = elapsed
+    report.requests = options.requests
+    report.bytes = options.requests * Board.sampleJSON.count
     report.errors = errors
     report.detail = firstError.map { "\($0)" } ?? ""
   }
