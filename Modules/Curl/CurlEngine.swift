@@ -14,20 +14,21 @@ import Musl
 /// One round of the loop: take the commands (start, cancel, unpause) → `curl_multi_perform` → handle the finished
 /// transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which wakes each reader
 /// at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is ready, libcurl's
-/// own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`).
+/// own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`). Its mutable state skips
+/// run-time exclusivity checks, as ``Transfer``'s does (see there why that is sound).
 final class CurlEngine {
   let loop: CurlLoop
   let configuration: CurlTransport.Configuration
   let multi: UnsafeMutableRawPointer
-  private var transfers: [UInt64: Transfer] = [:]
-  private var dirty: [Transfer] = []
-  private var pool: [UnsafeMutableRawPointer] = []
-  private var commands: [Command] = []
-  private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
-  private var expired: [(Transfer, TransportError)] = []
+  @exclusivity(unchecked) private var transfers: [UInt64: Transfer] = [:]
+  @exclusivity(unchecked) private var dirty: [Transfer] = []
+  @exclusivity(unchecked) private var pool: [UnsafeMutableRawPointer] = []
+  @exclusivity(unchecked) private var commands: [Command] = []
+  @exclusivity(unchecked) private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+  @exclusivity(unchecked) private var expired: [(Transfer, TransportError)] = []
   /// The last URL handed to a caller: most programs call the same few URLs again and again, and parsing the string
   /// into a Foundation `URL` cost as much as a tenth of a small request.
-  private var lastURL: (string: String, url: URL?)?
+  @exclusivity(unchecked) private var lastURL: (string: String, url: URL?)?
   /// Header fields of recent responses, reused by the transfers' parsers.
   let headerFieldCache = HeaderFieldCache()
 

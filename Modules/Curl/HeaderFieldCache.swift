@@ -14,9 +14,10 @@ import Musl
 /// reused field is the very value the line would build, so nothing the caller sees changes.
 ///
 /// Owned by ``CurlEngine`` and used on the loop thread only. 64 slots, picked from the lengths and edge bytes of the
-/// line; a line that differs simply replaces the slot's field.
+/// line; a line that differs simply replaces the slot's field. Its slots skip run-time exclusivity checks, as the
+/// loop's other state does (see ``Transfer``).
 final class HeaderFieldCache {
-  private var slots = [HTTPField?](repeating: nil, count: 64)
+  @exclusivity(unchecked) private var slots = [HTTPField?](repeating: nil, count: 64)
 
   /// The field for `name: value`, from the cache or built by `make` (and then cached).
   func field(
