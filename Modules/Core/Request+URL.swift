@@ -57,6 +57,7 @@ extension Request {
     let addsQuery = contentType.encodesInURL && !parameters.isEmpty
     var parts: URLParts
     if URLParts.hasScheme(resourceString) {
+      if !addsQuery { return resourceString }  // splitting and joining it again gives the same string
       parts = URLParts(resourceString)
     } else {
       guard let base = baseUrl?.urlString, !base.isEmpty else {

@@ -56,25 +56,33 @@ public final class Promise<Value: Sendable>: Sendable {
     }
   }
 
-  @usableFromInline let storage: Mutex<Storage>
+  /// The state, read and written only under ``lock`` (through `locked(_:)`).
+  ///
+  /// The lock is a `Mutex` of no value beside the state rather than a `Mutex` around it: freeing a promise then
+  /// looks up the type metadata of `Storage` alone, where `Mutex<Storage>` meant three generic lookups (`Storage`,
+  /// its `_Cell`, the `Mutex`) in the unspecialised deinit of every promise. The lock also makes each access
+  /// exclusive, so the run-time exclusivity check is left out.
+  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var storage: Storage
+  /// Guards ``storage``.
+  @usableFromInline let lock = Mutex<Void>(())
   /// Makes lock hand-overs visible to ThreadSanitizer; see `withLock(_:handoff:_:)`.
   @usableFromInline let handoff = Atomic<UInt8>(0)
 
   /// Creates a pending promise; settle it later with ``resolve(_:)``, ``reject(_:)`` or ``cancel()``.
   @inlinable public init() {
-    storage = Mutex(Storage(state: .pending))
+    storage = Storage(state: .pending)
   }
 
   /// Creates a promise already resolved with `value`.
   /// - Parameter value: The value of the promise.
   @inlinable public init(value: Value) {
-    storage = Mutex(Storage(state: .resolved(value)))
+    storage = Storage(state: .resolved(value))
   }
 
   /// Creates a promise already rejected with `error`.
   /// - Parameter error: The error of the promise.
   @inlinable public init(error: any Error) {
-    storage = Mutex(Storage(state: .rejected(error)))
+    storage = Storage(state: .rejected(error))
   }
 
   /// Creates a pending promise and hands its `resolve` and `reject` functions to `body`, which runs at once on the
@@ -160,7 +168,7 @@ public final class Promise<Value: Sendable>: Sendable {
   // MARK: - Internals shared by the extensions
 
   @inlinable @inline(__always) func locked<Output: Sendable>(_ body: (inout Storage) -> Output) -> Output {
-    withLock(storage, handoff: handoff, body)
+    withLock(lock, handoff: handoff) { _ in body(&storage) }
   }
 
   /// Settles the promise unless it is already settled; queues the observers (and, when cancelling, the cancel

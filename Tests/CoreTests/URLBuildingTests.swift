@@ -101,6 +101,13 @@ struct URLBuildingTests {
       expected: "https://other.example/x?y=1&z=2"
     ),
     Case(base: nil, resource: "http://127.0.0.1/get", parameters: ["a": "1"], expected: "http://127.0.0.1/get?a=1"),
+    Case(base: nil, resource: "http://127.0.0.1/a?b=1#c", parameters: [:], expected: "http://127.0.0.1/a?b=1#c"),
+    Case(
+      base: "http://127.0.0.1:8080/api",
+      resource: "http://127.0.0.1:9000/x?#",
+      parameters: [:],
+      expected: "http://127.0.0.1:9000/x?#"
+    ),
     Case(
       base: "http://127.0.0.1:8080",
       resource: "boards",
