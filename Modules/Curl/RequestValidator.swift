@@ -23,10 +23,12 @@ enum RequestValidator {
   /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest`` when the name is not a token or the
   ///   value holds CR, LF or NUL.
   static func check(name: String, value: String) throws(TransportError) {
-    guard isToken(name.utf8) else {
+    var name = name
+    var value = value
+    guard name.withUTF8({ isToken($0) }) else {
       throw invalid("the header name \(name.debugDescription) is not a valid HTTP token")
     }
-    if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+    if value.withUTF8({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
       throw invalid("the value of header '\(name)' contains CR, LF or NUL")
     }
   }
@@ -76,7 +78,7 @@ enum RequestValidator {
     return url
   }
 
-  private static func isToken(_ bytes: String.UTF8View) -> Bool {
+  private static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
     guard !bytes.isEmpty else { return false }
     for byte in bytes {
       switch byte {

@@ -248,7 +248,8 @@ public final class MockTransport: Transport {
           + "authority \(request.authority ?? "nil"), path \(request.path ?? "nil"))"
       )
     }
-    for field in request.headerFields where field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+    let isForbidden = { (byte: UInt8) in byte == 0x0D || byte == 0x0A || byte == 0 }
+    for field in request.headerFields where field.withUnsafeBytesOfValue({ $0.contains(where: isForbidden) }) {
       throw TransportError(
         code: .invalidRequest,
         message: "the value of header '\(field.name)' contains CR, LF or NUL"
