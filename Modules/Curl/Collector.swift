@@ -23,29 +23,45 @@ final class Collector {
   private var base: UnsafeMutableRawPointer?
   private var count = 0
   private var capacity = 0
+  /// Whether the buffer is faulted in ahead of the writes (pre-sized and large), and how far it is.
+  private var prefaults = false
+  private(set) var populated = 0
 
   init(head: HTTPResponse, limit: Int, expectedLength: Int?, decoder: ContentDecoder?) {
     self.head = head
     self.limit = limit
     self.decoder = decoder
     if let expectedLength, expectedLength > 0, reserve(min(expectedLength, limit)) {
-      Self.preferHugePages(base, capacity)
+      prefaults = capacity >= Self.prefaultWindow
     }
   }
 
-  /// Asks Linux to back a large buffer with transparent huge pages where it can (`MADV_HUGEPAGE`): writing a body of
-  /// 100 MiB into fresh memory otherwise takes a page fault every 4 KiB (25,600 of them), one every 2 MiB instead.
-  /// Only the 2 MiB-aligned interior is advised; it is advice, so a refusal changes nothing.
-  private static func preferHugePages(_ base: UnsafeMutableRawPointer?, _ capacity: Int) {
+  /// Faults in the pre-sized buffer a window ahead of the bytes written, with one `madvise(MADV_POPULATE_WRITE)`
+  /// (Linux 5.14) per 8 MiB instead of a page fault every 4 KiB: 25,600 traps for a 100 MiB body become 13 calls.
+  /// Only a window ahead is committed, so a `Content-Length` the server never fills costs no more than 8 MiB beyond
+  /// what arrived. Where the call is refused (older kernels, other systems) the pages fault in as before.
+  ///
+  /// Transparent huge pages (`MADV_HUGEPAGE`) were tried first: up to 2.5 GiB/s, but bimodal on this VM (runs at
+  /// 270–360 MiB/s while the kernel reported every huge-page fault served without compaction; with THP switched off
+  /// the same client ran at 700–930 MiB/s every time), so they are not asked for.
+  private func prefault(through end: Int) {
     #if os(Linux)
-    let huge = 2 << 20
-    guard let base, capacity >= 4 * huge else { return }
-    let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
-    let end = (Int(bitPattern: base) + capacity) & ~(huge - 1)
-    guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+    let page = 4096
+    guard let base else { return }
+    let target = min(capacity, end + Self.prefaultWindow)
+    let start = (Int(bitPattern: base) + populated + page - 1) & ~(page - 1)
+    let stop = (Int(bitPattern: base) + target) & ~(page - 1)
+    if stop > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) {
+      _ = madvise(aligned, stop - start, Self.populateWrite)
+    }
+    populated = target
     #endif
   }
+
+  /// `MADV_POPULATE_WRITE` (not exported by every Glibc module).
+  private static let populateWrite: Int32 = 23
+  /// How far ahead of the written bytes a pre-sized buffer is faulted in; also the smallest buffer that is.
+  private static let prefaultWindow = 8 << 20
 
   deinit {
     free(base)
@@ -63,10 +79,14 @@ final class Collector {
     }
     if count + bytes.count > capacity {
       let wanted = min(max(count + bytes.count, capacity * 2, 64 << 10), limit)
+      prefaults = false  // the body outgrew its Content-Length: the buffer may move, grow it as usual
       guard reserve(wanted) else {
         failure = TransportError(code: .other, message: "out of memory collecting a body of \(count) bytes")
         return .stop
       }
+    }
+    if prefaults && count + bytes.count > populated {
+      prefault(through: count + bytes.count)
     }
     (base! + count).copyMemory(from: source, byteCount: bytes.count)
     count += bytes.count

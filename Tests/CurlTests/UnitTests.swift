@@ -85,5 +85,26 @@ extension CurlTests {
       bytes = []
       #expect(collector.takeData().isEmpty)
     }
+
+    @Test func aLargePreSizedBodyIsFaultedInOnlyAWindowAheadAndMayOutgrowItsLength() {
+      let mib = 1 << 20
+      let collector = Collector(
+        head: HTTPResponse(status: .ok),
+        limit: 64 * mib,
+        expectedLength: 24 * mib,
+        decoder: nil
+      )
+      var expected = Data()
+      for index in 0..<30 {  // 6 MiB more than the Content-Length said
+        let chunk = Data((0..<mib).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
+        #expect(chunk.withUnsafeBytes { collector.append($0) } == .proceed)
+        expected += chunk
+        if index < 24 {  // never more than a window (8 MiB) ahead of what arrived
+          #expect(collector.populated >= expected.count && collector.populated <= expected.count + 8 * mib)
+        }
+      }
+      #expect(collector.failure == nil)
+      #expect(collector.takeData() == expected)
+    }
   }
 }
