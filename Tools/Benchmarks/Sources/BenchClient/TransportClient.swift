@@ -42,26 +42,24 @@ struct TransportClient: Client {
     HTTPRequest(method: method, scheme: "http", authority: authority, path: path)
   }
 
-  func get(_ path: String) async throws -> Int {
+  /// GET with the body collected; the status must be 200.
+  private func collect(_ path: String, upTo maxBytes: Int) async throws -> Data {
     let (response, data, _) = try await transport.data(
       for: head(.get, path),
       body: nil,
       options: TransferOptions(),
-      upTo: 1 << 30
+      upTo: maxBytes
     )
     guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
-    return data.count
+    return data
+  }
+
+  func get(_ path: String) async throws -> Int {
+    try await collect(path, upTo: 1 << 30).count
   }
 
   func board(_ path: String) async throws -> Board {
-    let (response, data, _) = try await transport.data(
-      for: head(.get, path),
-      body: nil,
-      options: TransferOptions(),
-      upTo: 1 << 20
-    )
-    guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
-    return try JSONDecoder().decode(Board.self, from: data)
+    try JSONDecoder().decode(Board.self, from: try await collect(path, upTo: 1 << 20))
   }
 
   func stream(_ path: String) async throws -> Int {
