@@ -32,7 +32,7 @@ extension HTTPFields {
     guard let fieldName = HTTPField.Name(name) else {
       throw NetworkError(code: .invalidHeader, message: "'\(name.debugDescription)' is not a valid header name")
     }
-    if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+    if HTTPField.containsLineBreakOrNUL(value) {
       throw NetworkError(
         code: .invalidHeader,
         message: "the value of header '\(name)' contains CR, LF or NUL: \(value.debugDescription)"
@@ -43,6 +43,27 @@ extension HTTPFields {
       throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' is not a valid field value")
     }
     return HTTPField(name: fieldName, value: trimmed)
+  }
+}
+
+extension HTTPField {
+  /// Whether a field value holds CR, LF or NUL, the bytes that would end or cut its header line on the wire. Every
+  /// place a header is accepted (these validating initialisers, the transports) refuses such a value with this check.
+  /// - Parameter value: The value's bytes.
+  package static func containsLineBreakOrNUL(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+    value.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+  }
+
+  /// `containsLineBreakOrNUL(_:)` for a string.
+  /// - Parameter value: The value.
+  package static func containsLineBreakOrNUL(_ value: String) -> Bool {
+    var value = value
+    return value.withUTF8 { containsLineBreakOrNUL($0) }
+  }
+
+  /// Whether this field's value holds CR, LF or NUL (see `containsLineBreakOrNUL(_:)`).
+  package var valueContainsLineBreakOrNUL: Bool {
+    withUnsafeBytesOfValue { Self.containsLineBreakOrNUL($0) }
   }
 }
 

@@ -1,4 +1,5 @@
 import HTTPTypes
+import MalibuCore
 import MalibuTransport
 
 /// Checks a request before anything is sent and builds the URL handed to libcurl.
@@ -24,11 +25,10 @@ enum RequestValidator {
   ///   value holds CR, LF or NUL.
   static func check(name: String, value: String) throws(TransportError) {
     var name = name
-    var value = value
     guard name.withUTF8({ isToken($0) }) else {
       throw invalid("the header name \(name.debugDescription) is not a valid HTTP token")
     }
-    if value.withUTF8({ $0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }) {
+    if HTTPField.containsLineBreakOrNUL(value) {
       throw invalid("the value of header '\(name)' contains CR, LF or NUL")
     }
   }

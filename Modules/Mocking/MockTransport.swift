@@ -248,8 +248,7 @@ public final class MockTransport: Transport {
           + "authority \(request.authority ?? "nil"), path \(request.path ?? "nil"))"
       )
     }
-    let isForbidden = { (byte: UInt8) in byte == 0x0D || byte == 0x0A || byte == 0 }
-    for field in request.headerFields where field.withUnsafeBytesOfValue({ $0.contains(where: isForbidden) }) {
+    for field in request.headerFields where field.valueContainsLineBreakOrNUL {
       throw TransportError(
         code: .invalidRequest,
         message: "the value of header '\(field.name)' contains CR, LF or NUL"
