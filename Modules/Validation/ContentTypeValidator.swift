@@ -1,6 +1,5 @@
 public import HTTPTypes
 public import MalibuCore
-import Synchronization
 
 /// Accepts a response whose `Content-Type` is one of the expected media types.
 ///
@@ -142,7 +141,6 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
         response: response
       )
     }
-    if let last = lastContentType.withLock({ $0 }), last.text == first { return last.type }
     let type: MediaType
     do {
       type = try MediaType(parsing: first)
@@ -161,11 +159,6 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
         response: response
       )
     }
-    lastContentType.withLock { $0 = (first, type) }
     return type
   }
 }
-
-/// The last `Content-Type` value a response was checked with and its parsed form: responses of one API mostly carry
-/// the same one, so most checks compare one string instead of parsing it again. Only valid, concrete types are kept.
-private let lastContentType = Mutex<(text: String, type: MediaType)?>(nil)

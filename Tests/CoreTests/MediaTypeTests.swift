@@ -64,4 +64,16 @@ struct MediaTypeQualityTests {
   func validQValues(_ text: String, _ quality: Double) throws {
     #expect(try MediaType.parseList(text).first?.quality == quality)
   }
+
+  @Test("parsing the same text again gives the same type; the remembered parse never answers for other text")
+  func repeatedParses() throws {
+    let json = try MediaType(parsing: "application/json")
+    #expect(try MediaType(parsing: "application/json") == json)
+    #expect(try MediaType(parsing: "application/json; charset=utf-8").parameters == ["charset": "utf-8"])
+    #expect(throws: NetworkError.self) { try MediaType(parsing: "application/json garbage") }
+    #expect(try MediaType(parsing: "application/json") == json)
+    #expect(throws: NetworkError.self) { try MediaType(parsing: "application/json garbage") }
+    #expect(try MediaType(parsing: "Text/HTML") == MediaType(type: "text", subtype: "html"))
+    #expect(try MediaType(parsing: "Text/HTML").type == "text")
+  }
 }
