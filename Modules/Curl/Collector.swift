@@ -23,16 +23,18 @@ final class Collector {
   private var base: UnsafeMutableRawPointer?
   private var count = 0
   private var capacity = 0
-  /// Whether the buffer is faulted in ahead of the writes (pre-sized and large), and how far it is.
-  private var prefaults = false
-  private(set) var populated = 0
+  /// How far a pre-sized, large buffer is faulted in ahead of the writes; `Int.max` when it is not (small, grown, or
+  /// not on Linux), so that the check in `append` never calls `prefault`.
+  private(set) var populated = Int.max
 
   init(head: HTTPResponse, limit: Int, expectedLength: Int?, decoder: ContentDecoder?) {
     self.head = head
     self.limit = limit
     self.decoder = decoder
     if let expectedLength, expectedLength > 0, reserve(min(expectedLength, limit)) {
-      prefaults = capacity >= Self.prefaultWindow
+      #if os(Linux)
+      if capacity >= Self.prefaultWindow { populated = 0 }
+      #endif
     }
   }
 
@@ -79,13 +81,13 @@ final class Collector {
     }
     if count + bytes.count > capacity {
       let wanted = min(max(count + bytes.count, capacity * 2, 64 << 10), limit)
-      prefaults = false  // the body outgrew its Content-Length: the buffer may move, grow it as usual
+      populated = .max  // the body outgrew its Content-Length: the buffer may move, grow it as usual
       guard reserve(wanted) else {
         failure = TransportError(code: .other, message: "out of memory collecting a body of \(count) bytes")
         return .stop
       }
     }
-    if prefaults && count + bytes.count > populated {
+    if count + bytes.count > populated {
       prefault(through: count + bytes.count)
     }
     (base! + count).copyMemory(from: source, byteCount: bytes.count)
