@@ -44,8 +44,29 @@ package enum Workloads {
 
   /// One GET at a time on the client's kept-alive connection.
   private static func sequential(_ client: any Client, _ options: Options, _ report: inout Report) async throws {
+    try await sequential(options, &report) { () async throws -> (bytes: Int, isRight: Bool) in
+      let count = try await client.get("/100b.bin")
+      return (count, count == options.bytes)
+    }
+  }
+
+  /// One GET of the 1 KiB JSON board at a time, validated and decoded (MockTransport contenders: the facade's cost
+  /// per request in steady state, against the same exchange and decoding on the transport alone).
+  private static func sequentialBoards(_ client: any Client, _ options: Options, _ report: inout Report) async throws {
+    try await sequential(options, &report) { () async throws -> (bytes: Int, isRight: Bool) in
+      (Board.sampleJSON.count, try await client.board("/1k.json") == Board.sample)
+    }
+  }
+
+  /// Runs `exchange` 100 times to warm up, then `options.requests` times one after the other (or until
+  /// `options.maxSeconds`), and reports the rate; a wrong answer or an error counts as an error.
+  private static func sequential(
+    _ options: Options,
+    _ report: inout Report,
+    exchange: () async throws -> (bytes: Int, isRight: Bool)
+  ) async throws {
     for _ in 0..<100 {  // warm-up: connect, fill pools and caches
-      _ = try? await client.get("/100b.bin")
+      _ = try? await exchange()
     }
     var errors = 0
     var bytes = 0
@@ -57,9 +78,9 @@ package enum Workloads {
       if done % 64 == 0, let deadline, ContinuousClock.now >= deadline { break }
       done += 1
       do {
-        let count = try await client.get("/100b.bin")
-        bytes += count
-        if count != options.bytes { errors += 1 }
+        let answer = try await exchange()
+        bytes += answer.bytes
+        if !answer.isRight { errors += 1 }
       } catch {
         errors += 1
         firstError = firstError ?? error
@@ -71,33 +92,6 @@ package enum Workloads {
     report.seconds = elapsed
     report.requests = done
     report.bytes = bytes
-    report.errors = errors
-    report.detail = firstError.map { "\($0)" } ?? ""
-  }
-
-  /// One GET of the 1 KiB JSON board at a time, validated and decoded (MockTransport contenders: the facade's cost
-  /// per request in steady state, against the same exchange and decoding on the transport alone).
-  private static func sequentialBoards(_ client: any Client, _ options: Options, _ report: inout Report) async throws {
-    for _ in 0..<100 {  // warm-up
-      _ = try? await client.board("/1k.json")
-    }
-    var errors = 0
-    var firstError: (any Error)?
-    let start = ContinuousClock.now
-    for _ in 0..<options.requests {
-      do {
-        if try await client.board("/1k.json") != Board.sample { errors += 1 }
-      } catch {
-        errors += 1
-        firstError = firstError ?? error
-      }
-    }
-    let elapsed = seconds(since: start)
-    report.value = Double(options.requests) / elapsed
-    report.unit = "req/s"
-    report.seconds = elapsed
-    report.requests = options.requests
-    report.bytes = options.requests * Board.sampleJSON.count
     report.errors = errors
     report.detail = firstError.map { "\($0)" } ?? ""
   }
