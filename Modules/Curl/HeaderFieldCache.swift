@@ -13,40 +13,109 @@ import Musl
 /// legality scan; comparing a line with the field built from the same line last time is a couple of `memcmp`s. A
 /// reused field is the very value the line would build, so nothing the caller sees changes.
 ///
-/// Owned by ``CurlEngine`` and used on the loop thread only. 64 slots, picked from the lengths and edge bytes of the
-/// line; a line that differs simply replaces the slot's field. Its slots skip run-time exclusivity checks, as the
-/// loop's other state does (see ``Transfer``).
+/// Owned by ``CurlEngine`` and used on the loop thread only. 64 sets of two entries, the set picked by mixing the
+/// lengths and a few bytes of the line: a response's lines rarely share a set, and when two do (`Server` and a `Date`
+/// that changes every second, say) both stay. A line that matches neither entry of its set replaces the one used less
+/// recently. Each entry keeps the line's name and value bytes beside its field, so that looking a line up is two
+/// `memcmp`s, with no copy of a field (and its strings) made to compare it; lines over ``maximumKeyLength`` bytes
+/// are built every time. Its state skips run-time exclusivity checks, as the loop's other state does (see
+/// ``Transfer``).
 final class HeaderFieldCache {
-  @exclusivity(unchecked) private var slots = [HTTPField?](repeating: nil, count: 64)
+  /// The longest name plus value kept.
+  static let maximumKeyLength = entryBytes - 2
+  private static let entries = 128
+  /// Per entry: the name's length, the value's length, the name's bytes, the value's bytes.
+  private static let entryBytes = 128
 
-  /// The field for `name: value`, from the cache or built by `make` (and then cached).
-  func field(
+  /// `fields[2 * set]` is the set's entry used last, `fields[2 * set + 1]` the other; an entry whose key has a name
+  /// of length 0 is empty (no line has an empty name) and its field a placeholder.
+  @exclusivity(unchecked) private var fields = [HTTPField](
+    repeating: HTTPField(name: .contentLength, value: ""),
+    count: HeaderFieldCache.entries
+  )
+  private let keys: UnsafeMutablePointer<UInt8>
+  /// How many lines were built rather than found (for tests).
+  @exclusivity(unchecked) private(set) var misses = 0
+
+  init() {
+    keys = .allocate(capacity: Self.entries * Self.entryBytes)
+    keys.initialize(repeating: 0, count: Self.entries * Self.entryBytes)
+  }
+
+  deinit {
+    keys.deallocate()
+  }
+
+  /// Where a line stands in the cache.
+  enum Lookup {
+    /// Its field was appended.
+    case appended
+    /// Not cached: ``remember(_:in:name:value:)`` keeps the field built for it in this entry.
+    case missing(entry: Int)
+    /// Too long to keep.
+    case uncacheable
+  }
+
+  /// Appends the field of `name: value` to `headerFields` when the line was seen recently. Works on `HTTPFields`
+  /// and entries directly rather than handing out an optional field: destroying an `HTTPField?` goes through the
+  /// runtime's generic value witness, which cost more than the lookup.
+  func append(
     name: UnsafeRawBufferPointer,
     value: UnsafeRawBufferPointer,
-    make: () -> HTTPField?
-  ) -> HTTPField? {
-    guard !name.isEmpty else { return make() }
-    let slot = Self.slot(name: name, value: value)
-    if let cached = slots[slot], Self.matches(cached, name: name, value: value) { return cached }
-    let field = make()
-    if let field { slots[slot] = field }
-    return field
+    to headerFields: inout HTTPFields
+  ) -> Lookup {
+    guard !name.isEmpty, name.count + value.count <= Self.maximumKeyLength else { return .uncacheable }
+    let first = Self.set(name: name, value: value) &<< 1
+    if matches(first, name: name, value: value) {
+      headerFields.append(fields[first])
+      return .appended
+    }
+    swapEntries(first, first &+ 1)
+    if matches(first, name: name, value: value) {
+      headerFields.append(fields[first])
+      return .appended
+    }
+    misses &+= 1
+    return .missing(entry: first)
   }
 
-  private static func slot(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
-    let edges = Int(name[0]) &+ Int(name[name.count - 1]) &* 3 &+ Int(value.last ?? 0) &* 5
-    return (name.count &* 31 &+ value.count &* 7 &+ edges) & 63
+  /// Keeps `field`, built for the line `name: value`, in the entry ``append(name:value:to:)`` named.
+  func remember(_ field: HTTPField, in entry: Int, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    let key = keys + entry &* Self.entryBytes
+    key[0] = UInt8(name.count)
+    key[1] = UInt8(value.count)
+    UnsafeMutableRawPointer(key + 2).copyMemory(from: name.baseAddress!, byteCount: name.count)
+    if let bytes = value.baseAddress {
+      UnsafeMutableRawPointer(key + 2 + name.count).copyMemory(from: bytes, byteCount: value.count)
+    }
+    fields[entry] = field
   }
 
-  private static func matches(_ field: HTTPField, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-    var rawName = field.name.rawName
-    let sameName = rawName.withUTF8 { equal(UnsafeRawBufferPointer($0), name) }
-    return sameName && field.withUnsafeBytesOfValue { equal(UnsafeRawBufferPointer($0), value) }
+  private func matches(_ entry: Int, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+    let key = keys + entry &* Self.entryBytes
+    guard Int(key[0]) == name.count, Int(key[1]) == value.count else { return false }
+    guard memcmp(key + 2, name.baseAddress!, name.count) == 0 else { return false }
+    guard let bytes = value.baseAddress else { return true }
+    return memcmp(key + 2 + name.count, bytes, value.count) == 0
   }
 
-  private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
-    return memcmp(left, right, lhs.count) == 0
+  private func swapEntries(_ a: Int, _ b: Int) {
+    fields.swapAt(a, b)
+    let left = UnsafeMutableRawPointer(keys + a &* Self.entryBytes)
+    let right = UnsafeMutableRawPointer(keys + b &* Self.entryBytes)
+    for offset in stride(from: 0, to: Self.entryBytes, by: 8) {
+      let word = left.load(fromByteOffset: offset, as: UInt64.self)
+      left.storeBytes(of: right.load(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+      right.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+    }
+  }
+
+  private static func set(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int {
+    var key = UInt64(truncatingIfNeeded: name.count) | UInt64(truncatingIfNeeded: value.count) &<< 8
+    key |= UInt64(name[0]) &<< 16 | UInt64(name[name.count - 1]) &<< 24
+    if let last = value.last {
+      key |= UInt64(value[0]) &<< 32 | UInt64(value[value.count / 2]) &<< 40 | UInt64(last) &<< 48
+    }
+    return Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) &>> 58)
   }
 }

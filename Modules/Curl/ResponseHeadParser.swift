@@ -60,14 +60,19 @@ struct ResponseHeadParser {
     while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
     let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
     let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
-    let make = { () -> HTTPField? in Self.name(nameBytes).map { Self.field($0, valueBytes) } }
-    let field: HTTPField?
+    if fields.isEmpty { fields.reserveCapacity(16) }  // HTTPFields grows one field at a time otherwise.
+    var entry: Int?
     if let cache {
-      field = cache.field(name: nameBytes, value: valueBytes, make: make)
-    } else {
-      field = make()
+      switch cache.append(name: nameBytes, value: valueBytes, to: &fields) {
+      case .appended: return .needMore
+      case .missing(let free): entry = free
+      case .uncacheable: break
+      }
     }
-    if let field { fields.append(field) }
+    guard let name = Self.name(nameBytes) else { return .needMore }
+    let field = Self.field(name, valueBytes)
+    if let cache, let entry { cache.remember(field, in: entry, name: nameBytes, value: valueBytes) }
+    fields.append(field)
     return .needMore
   }
 

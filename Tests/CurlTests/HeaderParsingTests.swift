@@ -14,6 +14,9 @@ extension CurlTests {
       ["HTTP/1.1 404 Not Found", "CONTENT-TYPE: text/plain", "Content-Length:  12  ", "X-Odd: caf\u{e9}"],
       ["HTTP/1.1 200 OK", "Content-Type: text/plain", "Bad Name: dropped", ": empty", "Date: Sun, 22 Nov 2026"],
       ["HTTP/1.1 200 OK", "Content-Type: text/plain", "Date: Mon, 23 Nov 2026", "Content-Length: 100"],
+      // Longer than a cache entry holds (built every time), and exactly as long as one holds.
+      ["HTTP/1.1 200 OK", "X-Long: " + String(repeating: "v", count: 300), "Content-Length: 1"],
+      ["HTTP/1.1 200 OK", "X-Fit: " + String(repeating: "w", count: HeaderFieldCache.maximumKeyLength - 5)],
     ]
 
     @Test func cachedAndKnownFieldsEqualTheGeneralPath() throws {
@@ -27,6 +30,47 @@ extension CurlTests {
         #expect(Array(cached.headerFields) == Array(expected.headerFields))
         #expect(cached.headerFields.map(\.name.rawName) == expected.headerFields.map(\.name.rawName))
         #expect(cached.headerFields.map(\.value) == expected.headerFields.map(\.value))
+      }
+    }
+
+    /// Every line of a repeated head is found again, including two lines that share a set (the cache kept only one
+    /// field per slot before, and nginx's `Server` and `Date` evicted each other on every response); a line that
+    /// changes (a new `Date`) is built once and then found.
+    @Test func repeatedHeadsAreServedFromTheCache() throws {
+      let cache = HeaderFieldCache()
+      func head(date: String) -> [String] {
+        [
+          "HTTP/1.1 200 OK", "Server: nginx", "Date: \(date)", "Content-Type: application/octet-stream",
+          "Content-Length: 100", "Last-Modified: Tue, 24 Nov 2026 05:43:22 GMT", "Connection: keep-alive",
+          "ETag: \"6b0523fa-64\"", "Accept-Ranges: bytes",
+        ]
+      }
+      let first = head(date: "Tue, 24 Nov 2026 10:08:55 GMT")
+      _ = try #require(parse(first, cache: cache))
+      #expect(cache.misses == 8)
+      for _ in 0..<3 {
+        let again = try #require(parse(first, cache: cache))
+        #expect(Array(again.headerFields) == Array(try #require(reference(first)).headerFields))
+      }
+      #expect(cache.misses == 8)
+      let later = head(date: "Tue, 24 Nov 2026 10:08:56 GMT")
+      for _ in 0..<2 {
+        let parsed = try #require(parse(later, cache: cache))
+        #expect(parsed.headerFields[.date] == "Tue, 24 Nov 2026 10:08:56 GMT")
+      }
+      #expect(cache.misses == 9)
+      // Same lengths, same first, middle and last bytes: one set. Its two ways keep two such lines; a third replaces
+      // the one used less recently, and every answer is still the line's own field.
+      let sameSet = ["X-A: a1aaa", "X-A: a2aaa"].map { ["HTTP/1.1 200 OK", $0] }
+      for lines in sameSet + sameSet {
+        let parsed = try #require(parse(lines, cache: cache))
+        #expect(Array(parsed.headerFields) == Array(try #require(reference(lines)).headerFields))
+      }
+      #expect(cache.misses == 11)
+      let third = ["HTTP/1.1 200 OK", "X-A: a3aaa"]
+      for lines in [third] + sameSet + [third] {
+        let parsed = try #require(parse(lines, cache: cache))
+        #expect(Array(parsed.headerFields) == Array(try #require(reference(lines)).headerFields))
       }
     }
 
