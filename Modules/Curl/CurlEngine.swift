@@ -83,9 +83,7 @@ final class CurlEngine {
 
   /// Ends every transfer (cancelled) and frees every libcurl resource.
   func close(leftovers: [Command]) {
-    for command in commands + leftovers {
-      if case .start(let job) = command { job.sink.fail(TransportError.shutDown) }
-    }
+    for command in commands + leftovers { command.abandon(with: TransportError.shutDown) }
     commands = []
     for transfer in Array(transfers.values) {
       stop(transfer, with: TransportError.shutDown)
@@ -109,6 +107,8 @@ final class CurlEngine {
       transfers[id]?.resumeReceiving()
     case .resumeSending(let id):
       transfers[id]?.resumeSending()
+    case .run(let job):
+      job.runSynchronously(on: loop.asUnownedTaskExecutor())
     }
   }
 

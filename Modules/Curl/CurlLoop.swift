@@ -20,7 +20,7 @@ struct MultiHandleReference: @unchecked Sendable {
 
 /// The part of the transport that callers share with the loop thread: a lock-protected command queue, the wake-up,
 /// and the thread's life cycle. Everything libcurl owns lives in ``CurlEngine``, on the loop thread only.
-final class CurlLoop: Sendable {
+final class CurlLoop: TaskExecutor {
   /// Where the loop is in its life.
   enum Phase: Sendable {
     /// No thread yet: it starts with the first transfer.
@@ -77,6 +77,31 @@ final class CurlLoop: Sendable {
   }
 
   // MARK: Callers
+
+  /// Queues a task's job to run on the loop thread, starting the thread on first use; the job runs on the global
+  /// concurrent executor instead once the loop has stopped or is stopping. Called on the loop thread itself (a
+  /// transfer resuming the task that waits on it), it wakes nothing: the loop runs the job in its next round.
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let (accepted, multi): (Bool, MultiHandleReference?) = withInbox { inbox in
+      switch inbox.phase {
+      case .idle:
+        guard spawnThread(&inbox) else {
+          inbox.phase = .stopped
+          return (false, nil)
+        }
+        inbox.commands.append(.run(job))
+        return (true, nil)
+      case .running, .draining:
+        inbox.commands.append(.run(job))
+        return (true, wakeIfSleeping(&inbox))
+      case .stopping, .stopped:
+        return (false, nil)
+      }
+    }
+    if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    if let multi { wake(multi) }
+  }
 
   /// Hands a new transfer to the loop, starting the thread on first use. Fails the job at once when the calling task
   /// is already cancelled (checked under the lock, so a cancellation command can never overtake the start) or the
@@ -203,11 +228,8 @@ final class CurlLoop: Sendable {
   private func runThread() {
     CCurl_set_thread_name("malibu-curl")
     guard let engine = CurlEngine(loop: self) else {
-      for command in retire() {
-        if case .start(let job) = command {
-          job.sink.fail(TransportError(code: .other, message: "libcurl could not create a multi handle"))
-        }
-      }
+      let error = TransportError(code: .other, message: "libcurl could not create a multi handle")
+      for command in retire() { command.abandon(with: error) }
       return
     }
     withInbox { inbox in

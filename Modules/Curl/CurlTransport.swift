@@ -19,7 +19,8 @@ public import MalibuTransport
 /// timeouts, decompression and TLS follow ``TransferOptions``. Errors are ``TransportError``s.
 ///
 /// Threading: the first request starts a thread named `malibu-curl` that owns every libcurl handle. Progress
-/// handlers run on that thread and must return quickly. ``shutdown()`` (or the release of the last reference to the
+/// handlers run on that thread and must return quickly. Tasks may run there too (``taskExecutor``), which spares
+/// their requests the hops between threads. ``shutdown()`` (or the release of the last reference to the
 /// transport, which lets running transfers finish first) ends the thread and frees every handle.
 public final class CurlTransport: Transport {
   /// A transport for everyone who does not need their own configuration; it lives as long as the process.
@@ -39,6 +40,31 @@ public final class CurlTransport: Transport {
 
   deinit {
     loop.release()
+  }
+
+  /// The transport's loop thread as a task executor, for callers who want their requests to cost no thread hop.
+  ///
+  /// A task that prefers it runs on the `malibu-curl` thread, between the loop's rounds: sending a request hands it
+  /// to libcurl without waking another thread, and the response resumes the task on the same thread, without a
+  /// trip through the global pool. For a loop of requests this is the shape of a C program on libcurl: one thread.
+  ///
+  /// ```swift
+  /// let transport = CurlTransport()
+  /// try await withTaskExecutorPreference(transport.taskExecutor) {
+  ///   for path in paths {
+  ///     let (head, data, _) = try await transport.data(for: request(path), body: nil, options: .init(), upTo: 1 << 20)
+  ///     consume(head, data)  // runs on the loop thread
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// While such a task runs, no transfer of this transport makes progress: keep the work between requests short, and
+  /// never block the thread (a semaphore wait for a response of this transport would wait for ever). Child tasks
+  /// inherit the preference, and so do the requests `Networking` starts for such a task; `Task { }` does not, unless
+  /// given it with `Task(executorPreference:)`. Once the transport is shut down (or released and its last transfer
+  /// done), jobs sent here run on the global concurrent executor. Never `nil`.
+  public var taskExecutor: (any TaskExecutor)? {
+    loop
   }
 
   /// Sends a request and returns once the final response head has arrived; the body streams after it.

@@ -41,6 +41,19 @@ enum Command: Sendable {
   case resumeReceiving(UInt64)
   /// A streamed request body has more bytes (or ended): send again.
   case resumeSending(UInt64)
+  /// Run a task's job: the task prefers the transport's loop thread as its executor
+  /// (``CurlTransport/taskExecutor``).
+  case run(UnownedJob)
+
+  /// Ends a command the loop will never apply: a transfer fails with `error`, a task's job runs on the global
+  /// concurrent executor instead (a job must never be dropped: its task would wait for ever).
+  func abandon(with error: TransportError) {
+    switch self {
+    case .start(let job): job.sink.fail(error)
+    case .run(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
+    case .cancel, .resumeReceiving, .resumeSending: break
+    }
+  }
 }
 
 extension TransportError {

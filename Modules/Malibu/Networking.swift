@@ -171,14 +171,26 @@ public final class Networking<R: RequestConvertible>: Sendable {
     // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
     // the calling thread until it first waits (for its slot, the middleware gate or the transport), which saves a
     // thread hop per request; elsewhere it starts as a plain `Task`.
+    // A caller running on the transport's own thread (`Transport.taskExecutor`) keeps it for the request too.
+    let executor = inheritedExecutor()
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-      task = Task.immediate { [self] in await run(endpoint, ticket: ticket, settling: promise) }
+      task = Task.immediate(executorPreference: executor) { [self] in
+        await run(endpoint, ticket: ticket, settling: promise)
+      }
     } else {
-      task = Task { [self] in await run(endpoint, ticket: ticket, settling: promise) }
+      task = Task(executorPreference: executor) { [self] in await run(endpoint, ticket: ticket, settling: promise) }
     }
     track(promise, task: task)
     return promise
+  }
+
+  /// The transport's executor when the calling task prefers it, else `nil`: a new task does not inherit its creator's
+  /// preference, and without it every response would hop from the transport's thread to the global pool and back.
+  private func inheritedExecutor() -> (any TaskExecutor)? {
+    guard let executor = transport.taskExecutor else { return nil }
+    let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor }
+    return preferred == executor.asUnownedTaskExecutor() ? executor : nil
   }
 
   /// Performs one request and settles its promise with the response or the error.

@@ -65,6 +65,11 @@ public struct MiddlewareTransport: Transport {
     self.middleware = middleware
   }
 
+  /// The wrapped transport's executor: the middleware runs wherever the caller does.
+  public var taskExecutor: (any TaskExecutor)? {
+    transport.taskExecutor
+  }
+
   /// Sends the request through every middleware and then the transport.
   /// - Parameters:
   ///   - request: The request head.

@@ -43,9 +43,20 @@ public protocol Transport: Sendable {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?)
+
+  /// The thread this transport does its I/O on, as a task executor, when tasks may run there; `nil` (the default)
+  /// for transports without one.
+  ///
+  /// A task that prefers it (`withTaskExecutorPreference(_:operation:)`) sends and receives without a thread hop per
+  /// request. Malibu's facade keeps the preference for the requests such a task starts. `CurlTransport` offers its
+  /// loop thread.
+  var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension Transport {
+  /// `nil`: a transport offers no executor unless it says so.
+  public var taskExecutor: (any TaskExecutor)? { nil }
+
   /// Sends a request and collects the whole response body.
   ///
   /// Transports may implement this more directly (one hop back to the caller for the whole exchange).

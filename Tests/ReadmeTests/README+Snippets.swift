@@ -370,3 +370,17 @@ func readmeUsingSingleModules() async throws {
   #sourceLocation()
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
+
+/// README.md:501, "Transports".
+func readmeTransports() async throws {
+  #sourceLocation(file:"README.md",line:502)
+  let transport = CurlTransport()
+  let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+  try await withTaskExecutorPreference(transport.taskExecutor) {
+    for id in 1...3 {
+      _ = try await boards.request(.showBoard(id: id)).validate().toData().value
+    }
+  }
+  #sourceLocation()
+  _ = (transport, boards)
+}
