@@ -59,13 +59,16 @@ MAX_SECONDS = float(os.environ.get("BENCH_MAX_SECONDS", "10"))
 RUN_TIMEOUT = 300  # seconds for one client process; a hung client is an error row, not a hung bench
 
 SWIFT = ["malibu-curl", "facade-curl", "malibu-urlsession", "facade-urlsession", "ahc", "urlsession"]
+# The same CurlTransport and facade rows with the workload running on the transport's loop thread
+# (`CurlTransport.taskExecutor`): one thread, as the C client is, instead of the caller on the global pool.
+LOOP = ["malibu-curl-loop", "facade-curl-loop"]
 STREAMING = ["malibu-curl", "malibu-urlsession", "ahc", "urlsession"]  # the facade collects; it cannot stream
 
 # (id, label, client workload, extra options, contenders)
 WORKLOADS = [
-    ("get-seq", "GET 100 B sequential, keep-alive", "get-seq", [], ["c"] + SWIFT),
-    ("get-32", "GET 100 B, 32 in flight", "get-concurrent", ["--concurrency", "32"], ["c"] + SWIFT),
-    ("get-128", "GET 100 B, 128 in flight", "get-concurrent", ["--concurrency", "128"], ["c"] + SWIFT),
+    ("get-seq", "GET 100 B sequential, keep-alive", "get-seq", [], ["c"] + SWIFT + LOOP),
+    ("get-32", "GET 100 B, 32 in flight", "get-concurrent", ["--concurrency", "32"], ["c"] + SWIFT + LOOP),
+    ("get-128", "GET 100 B, 128 in flight", "get-concurrent", ["--concurrency", "128"], ["c"] + SWIFT + LOOP),
     ("download-collect", "100 MiB download, collected", "download-collect", [], ["c"] + SWIFT),
     ("download-stream", "100 MiB download, streamed", "download-stream", [], ["c"] + STREAMING),
     ("download-file", "100 MiB download, to a file", "download-file", [], ["c"] + STREAMING),
@@ -323,7 +326,14 @@ def targets(key, contender, stats):
     def rss_below(limit):
         out.append((f"RSS < {limit} MiB", row["rss"] < limit))
 
-    if contender == "malibu-curl":
+    if contender == "malibu-curl-loop":
+        if key == "get-seq":
+            ratio_to("c", 0.9, "C")
+        elif key == "get-32":
+            ratio_to("c", 0.75, "C")
+    elif contender == "facade-curl-loop":
+        ratio_to("malibu-curl-loop", 0.9, "CurlTransport on its loop")
+    elif contender == "malibu-curl":
         if key == "get-seq":
             ratio_to("c", 0.9, "C")
         elif key == "get-32":

@@ -18,12 +18,14 @@ struct FacadeClient: Client {
   let networking: Networking<BenchEndpoint>
   let base: String
   let close: @Sendable () -> Void
+  let taskExecutor: (any TaskExecutor)?
 
   init(transport: TransportClient, base: String) {
     networking = Networking(transport: .custom(transport.transport))
     networking.maximumResponseSize = 1 << 30
     self.base = base
     close = transport.close
+    taskExecutor = transport.taskExecutor
   }
 
   func get(_ path: String) async throws -> Int {

@@ -8,20 +8,27 @@ struct TransportClient: Client {
   let transport: any Transport
   let authority: String
   let close: @Sendable () -> Void
+  var taskExecutor: (any TaskExecutor)? = nil
 
-  /// A CurlTransport whose connection limits fit the workload's concurrency.
-  static func curl(_ options: Options) -> TransportClient {
+  /// A CurlTransport whose connection limits fit the workload's concurrency; with `onLoop` (the `-loop` contenders),
+  /// the workload runs on the transport's loop thread (`CurlTransport.taskExecutor`).
+  static func curl(_ options: Options, onLoop: Bool = false) -> TransportClient {
     var configuration = CurlTransport.Configuration()
     configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, options.concurrency)
     configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, options.concurrency)
     let transport = CurlTransport(configuration: configuration)
-    return TransportClient(transport: transport, authority: options.authority) { transport.shutdown() }
+    return TransportClient(
+      transport: transport,
+      authority: options.authority,
+      close: { transport.shutdown() },
+      taskExecutor: onLoop ? transport.taskExecutor : nil
+    )
   }
 
   /// A URLSessionTransport whose session allows as many connections as the workload keeps in flight.
   static func urlSession(_ options: Options) -> TransportClient {
     let transport = URLSessionTransport(configuration: URLSessionClient.configuration(options))
-    return TransportClient(transport: transport, authority: options.authority) { transport.shutdown() }
+    return TransportClient(transport: transport, authority: options.authority, close: { transport.shutdown() })
   }
 
   /// A MockTransport answering GET `/100b.bin` with 100 bytes and GET `/1k.json` with ``Board/sample``: no network
@@ -35,7 +42,7 @@ struct TransportClient: Client {
       "/1k.json",
       reply: .init(headerFields: [.contentType: "application/json"], body: Board.sampleJSON)
     )
-    return TransportClient(transport: transport, authority: options.authority) {}
+    return TransportClient(transport: transport, authority: options.authority, close: {})
   }
 
   private func head(_ method: HTTPRequest.Method, _ path: String) -> HTTPRequest {

@@ -17,6 +17,9 @@ package protocol Client: Sendable {
   func board(_ path: String) async throws -> Board
   /// Releases connections and threads.
   func shutdown() async
+  /// The executor the workload runs on: the transport's loop thread for the `-loop` contenders, `nil` (the global
+  /// concurrent executor) for the others.
+  var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension Client {
@@ -30,6 +33,7 @@ extension Client {
   package func decode(_ path: String) async throws -> Int { throw BenchError("not offered by this contender") }
   package func board(_ path: String) async throws -> Board { throw BenchError("not offered by this contender") }
   package func shutdown() async {}
+  package var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// A failed check or an unsupported operation.

@@ -14,6 +14,14 @@ package enum Workloads {
       report.detail = "unknown contender \(options.contender)"
       return report
     }
+    await withTaskExecutorPreference(client.taskExecutor) {
+      await measure(client, options, &report)
+    }
+    await client.shutdown()
+    return report
+  }
+
+  private static func measure(_ client: any Client, _ options: Options, _ report: inout Report) async {
     do {
       switch options.workload {
       case "idle": break  // the process's floor: runtime, libraries and a client, no transfer
@@ -33,8 +41,6 @@ package enum Workloads {
       report.errors = max(1, report.errors)
       report.detail = "\(error)"
     }
-    await client.shutdown()
-    return report
   }
 
   private static func seconds(since start: ContinuousClock.Instant) -> Double {
