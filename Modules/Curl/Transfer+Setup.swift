@@ -101,22 +101,22 @@ extension Transfer {
     }
 
     var list: UnsafeMutablePointer<curl_slist>?
-    func add(_ line: String) {
-      if let appended = line.withCString({ curl_slist_append(list, $0) }) { list = appended }
-    }
     for field in fields {
       // The body decides the framing: libcurl writes Content-Length or Transfer-Encoding from it.
       if sendsBody && (field.name == .contentLength || field.name == .transferEncoding) { continue }
-      let value = field.value
-      add(value.isEmpty ? field.name.rawName + ";" : field.name.rawName + ": " + value)
+      field.withUnsafeBytesOfValue { value in
+        Self.addLine(to: &list, name: field.name.rawName, value: UnsafeRawBufferPointer(value))
+      }
     }
-    // Headers libcurl would add on its own: an empty value removes them.
-    if fields[.accept] == nil { add("Accept:") }
+    // Headers libcurl would add on its own: a name without a value removes them.
+    if fields[.accept] == nil { Self.addLine(to: &list, name: "Accept", value: nil) }
     if sendsBody {
-      if fields[.expect] == nil { add("Expect:") }
-      if fields[.contentType] == nil { add("Content-Type:") }
+      if fields[.expect] == nil { Self.addLine(to: &list, name: "Expect", value: nil) }
+      if fields[.contentType] == nil { Self.addLine(to: &list, name: "Content-Type", value: nil) }
     }
-    if compressing { add("Content-Encoding: gzip") }
+    if compressing {
+      Self.gzip.withUTF8Buffer { Self.addLine(to: &list, name: "Content-Encoding", value: UnsafeRawBufferPointer($0)) }
+    }
     headerList = list
     CCurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
   }
@@ -190,6 +190,39 @@ extension Transfer {
       reader = DataUploadSource(Data())
     }
     return compressing ? GzipUploadSource(reader) : reader
+  }
+
+  private static let gzip: StaticString = "gzip"
+
+  /// Appends one header line to `list`, written straight into a temporary buffer (no Swift string is built for it):
+  /// `Name: value`; `Name;` for an empty value (libcurl's way to send one); `Name:` for `nil`, which stops libcurl
+  /// from sending a header of its own by that name.
+  private static func addLine(
+    to list: inout UnsafeMutablePointer<curl_slist>?,
+    name: String,
+    value: UnsafeRawBufferPointer?
+  ) {
+    var name = name
+    name.withUTF8 { name in
+      let tail = value.map { $0.isEmpty ? 1 : 2 + $0.count } ?? 1
+      let count = name.count + tail + 1
+      withUnsafeTemporaryAllocation(of: CChar.self, capacity: count) { line in
+        let bytes = UnsafeMutableRawBufferPointer(line)
+        bytes.copyMemory(from: UnsafeRawBufferPointer(name))
+        var end = name.count
+        if let value, !value.isEmpty {
+          bytes[end] = UInt8(ascii: ":")
+          bytes[end + 1] = UInt8(ascii: " ")
+          UnsafeMutableRawBufferPointer(rebasing: bytes[(end + 2)...]).copyMemory(from: value)
+          end += 2 + value.count
+        } else {
+          bytes[end] = value == nil ? UInt8(ascii: ":") : UInt8(ascii: ";")
+          end += 1
+        }
+        bytes[end] = 0
+        if let appended = curl_slist_append(list, line.baseAddress!) { list = appended }
+      }
+    }
   }
 
   private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
