@@ -36,6 +36,10 @@ final class HeaderFieldCache {
   private let keys: UnsafeMutablePointer<UInt8>
   /// How many lines were built rather than found (for tests).
   @exclusivity(unchecked) private(set) var misses = 0
+  /// The last head parsed, and the lines it was parsed from (see ``ResponseHeadParser``).
+  @exclusivity(unchecked) private var lastHead: (lines: [UInt8], head: HTTPResponse)?
+  /// How many heads were parsed rather than repeated (for tests).
+  @exclusivity(unchecked) private(set) var headsParsed = 0
 
   init() {
     keys = .allocate(capacity: Self.entries * Self.entryBytes)
@@ -44,6 +48,21 @@ final class HeaderFieldCache {
 
   deinit {
     keys.deallocate()
+  }
+
+  /// The head last parsed from exactly these lines, if the last head parsed was.
+  func head(repeating lines: [UInt8]) -> HTTPResponse? {
+    guard !lines.isEmpty, let lastHead, lastHead.lines.count == lines.count else { return nil }
+    let same = lines.withUnsafeBytes { new in
+      lastHead.lines.withUnsafeBytes { old in memcmp(new.baseAddress!, old.baseAddress!, new.count) == 0 }
+    }
+    return same ? lastHead.head : nil
+  }
+
+  /// Keeps a head just parsed from `lines`, for ``head(repeating:)``; heads of over 16 KiB are not kept.
+  func remember(_ head: HTTPResponse, lines: [UInt8]) {
+    headsParsed &+= 1
+    lastHead = lines.count <= 16 << 10 ? (lines, head) : nil
   }
 
   /// Where a line stands in the cache.

@@ -53,12 +53,29 @@ extension CurlTests {
         #expect(Array(again.headerFields) == Array(try #require(reference(first)).headerFields))
       }
       #expect(cache.misses == 8)
+      #expect(cache.headsParsed == 1)  // the repeats were the same bytes: the same head, parsed once
       let later = head(date: "Tue, 24 Nov 2026 10:08:56 GMT")
       for _ in 0..<2 {
         let parsed = try #require(parse(later, cache: cache))
         #expect(parsed.headerFields[.date] == "Tue, 24 Nov 2026 10:08:56 GMT")
       }
       #expect(cache.misses == 9)
+      #expect(cache.headsParsed == 2)
+      // One byte apart (the status, a value's last byte, a name's case): parsed again, each as it is.
+      let variants = [
+        later.map { $0 == "HTTP/1.1 200 OK" ? "HTTP/1.1 201 Created" : $0 },
+        later.map { $0 == "Content-Length: 100" ? "Content-Length: 101" : $0 },
+        later.map { $0 == "Server: nginx" ? "server: nginx" : $0 },
+        later,
+      ]
+      for lines in variants + variants {
+        let parsed = try #require(parse(lines, cache: cache))
+        let expected = try #require(reference(lines))
+        #expect(parsed.status == expected.status)
+        #expect(Array(parsed.headerFields) == Array(expected.headerFields))
+        #expect(parsed.headerFields.map(\.name.rawName) == expected.headerFields.map(\.name.rawName))
+      }
+      #expect(cache.headsParsed == 10)
       // Same lengths, same first, middle and last bytes: one set. Its two ways keep two such lines; a third replaces
       // the one used less recently, and every answer is still the line's own field.
       let sameSet = ["X-A: a1aaa", "X-A: a2aaa"].map { ["HTTP/1.1 200 OK", $0] }
@@ -66,7 +83,7 @@ extension CurlTests {
         let parsed = try #require(parse(lines, cache: cache))
         #expect(Array(parsed.headerFields) == Array(try #require(reference(lines)).headerFields))
       }
-      #expect(cache.misses == 11)
+      #expect(cache.misses == 13)  // 9, the two new lines of the variants, the two lines of this set
       let third = ["HTTP/1.1 200 OK", "X-A: a3aaa"]
       for lines in [third] + sameSet + [third] {
         let parsed = try #require(parse(lines, cache: cache))
