@@ -46,6 +46,8 @@ final class CurlLoop: TaskExecutor {
   }
 
   let configuration: CurlTransport.Configuration
+  /// The last URL the transport's callers built (see ``URLMemo``).
+  let urls = URLMemo()
   /// The inbox behind a `Mutex` of this concrete type rather than MalibuCore's generic `Locked`: the lock is taken
   /// several times per request, and the generic wrapper looked up `Mutex<Inbox>`'s metadata at run time every time.
   private let inbox = Mutex(Inbox())

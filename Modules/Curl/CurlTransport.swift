@@ -84,7 +84,7 @@ public final class CurlTransport: Transport {
   ) async throws
     -> TransportResponse
   {
-    let url = try RequestValidator.validate(request)
+    let url = try RequestValidator.validate(request, urls: loop.urls)
     let id = loop.nextID()
     let loop = self.loop
     defer { HandOff.acquire() }
@@ -112,7 +112,7 @@ public final class CurlTransport: Transport {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
-    let url = try RequestValidator.validate(request)
+    let url = try RequestValidator.validate(request, urls: loop.urls)
     let id = loop.nextID()
     let loop = self.loop
     defer { HandOff.acquire() }

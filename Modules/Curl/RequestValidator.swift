@@ -1,6 +1,7 @@
 import HTTPTypes
 import MalibuCore
 import MalibuTransport
+import Synchronization
 
 /// Checks a request before anything is sent and builds the URL handed to libcurl.
 ///
@@ -9,14 +10,18 @@ import MalibuTransport
 /// spaces; this is the last line of defence should a value ever get through).
 enum RequestValidator {
   /// The absolute URL of `request`, ready for `CURLOPT_URL`.
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - urls: The transport's last URL, reused when the request's scheme, authority and path are the same.
   /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest``.
-  static func validate(_ request: HTTPRequest) throws(TransportError) -> String {
+  static func validate(_ request: HTTPRequest, urls: URLMemo? = nil) throws(TransportError) -> String {
     guard isToken(request.method.rawValue.utf8) else {
       throw invalid("the method '\(request.method.rawValue)' is not a valid HTTP token")
     }
     for field in request.headerFields {
       try check(name: field.name.rawName, value: field.value)
     }
+    if let urls { return try urls.url(of: request) }
     return try url(of: request)
   }
 
@@ -48,11 +53,6 @@ enum RequestValidator {
     guard path.utf8.first == UInt8(ascii: "/") else {
       throw invalid("the path '\(path.debugDescription)' must start with '/'")
     }
-    var url = ""
-    url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
-    url += scheme
-    url += "://"
-    url += authority
     var needsEncoding = false
     for byte in path.utf8 {
       if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") {
@@ -60,22 +60,43 @@ enum RequestValidator {
       }
       if byte >= 0x80 { needsEncoding = true }
     }
-    if needsEncoding {
-      let hex = Array("0123456789ABCDEF".utf8)
-      var bytes: [UInt8] = []
-      bytes.reserveCapacity(path.utf8.count * 2)
-      for byte in path.utf8 {
-        if byte >= 0x80 {
-          bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-        } else {
-          bytes.append(byte)
+    return needsEncoding ? joined(scheme, authority, percentEncoded(path)) : joined(scheme, authority, path)
+  }
+
+  /// `scheme://authority` + `path`, written into one new string: appending the parts one by one cost four calls
+  /// into the string machinery per request.
+  private static func joined(_ scheme: String, _ authority: String, _ path: String) -> String {
+    let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
+    return String(unsafeUninitializedCapacity: count) { buffer in
+      var offset = 0
+      func put(_ part: String) {
+        var part = part
+        part.withUTF8 { bytes in
+          _ = UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(fromContentsOf: bytes)
+          offset += bytes.count
         }
       }
-      url += String(decoding: bytes, as: UTF8.self)
-    } else {
-      url += path
+      put(scheme)
+      put("://")
+      put(authority)
+      put(path)
+      return offset
     }
-    return url
+  }
+
+  /// The path with every byte outside ASCII percent-encoded.
+  private static func percentEncoded(_ path: String) -> String {
+    let hex = Array("0123456789ABCDEF".utf8)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(path.utf8.count * 3)
+    for byte in path.utf8 {
+      if byte >= 0x80 {
+        bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+      } else {
+        bytes.append(byte)
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   private static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
@@ -110,5 +131,34 @@ enum RequestValidator {
 
   private static func invalid(_ message: String) -> TransportError {
     TransportError(code: .invalidRequest, message: message)
+  }
+}
+
+/// The URL a transport built last, with the scheme, authority and path it was built from: most programs call the
+/// same few URLs, and checking and joining the parts again cost more than comparing them. Shared by the transport's
+/// callers, behind a lock.
+final class URLMemo: Sendable {
+  private struct Entry {
+    let scheme: String?
+    let authority: String?
+    let path: String?
+    let url: String
+  }
+
+  private let last = Mutex<Entry?>(nil)
+
+  /// ``RequestValidator/url(of:)``, from the memo when the parts are those of the last URL.
+  func url(of request: HTTPRequest) throws(TransportError) -> String {
+    let scheme = request.scheme
+    let authority = request.authority
+    let path = request.path
+    let remembered = last.withLock { entry -> String? in
+      guard let entry, entry.path == path, entry.authority == authority, entry.scheme == scheme else { return nil }
+      return entry.url
+    }
+    if let remembered { return remembered }
+    let url = try RequestValidator.url(of: request)
+    last.withLock { $0 = Entry(scheme: scheme, authority: authority, path: path, url: url) }
+    return url
   }
 }
