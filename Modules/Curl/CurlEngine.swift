@@ -22,7 +22,8 @@ final class CurlEngine {
   let multi: UnsafeMutableRawPointer
   @exclusivity(unchecked) private var transfers: [UInt64: Transfer] = [:]
   @exclusivity(unchecked) private var dirty: [Transfer] = []
-  @exclusivity(unchecked) private var pool: [UnsafeMutableRawPointer] = []
+  /// Idle easy handles; `primed` when the options every transfer sets alike are still set on it.
+  @exclusivity(unchecked) private var pool: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
   @exclusivity(unchecked) private var commands: [Command] = []
   @exclusivity(unchecked) private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
   @exclusivity(unchecked) private var expired: [(Transfer, TransportError)] = []
@@ -88,7 +89,7 @@ final class CurlEngine {
     for transfer in Array(transfers.values) {
       stop(transfer, with: TransportError.shutDown)
     }
-    for easy in pool { curl_easy_cleanup(easy) }
+    for (easy, _) in pool { curl_easy_cleanup(easy) }
     pool = []
     curl_multi_cleanup(multi)
   }
@@ -114,9 +115,11 @@ final class CurlEngine {
 
   // MARK: Handles
 
-  /// An easy handle, from the pool when one is free.
-  func takeHandle() -> UnsafeMutableRawPointer? {
-    pool.popLast() ?? curl_easy_init()
+  /// An easy handle, from the pool when one is free, and whether the options every transfer sets alike are set on it
+  /// already (a pooled handle that was not reset).
+  func takeHandle() -> (handle: UnsafeMutableRawPointer, primed: Bool)? {
+    if let pooled = pool.popLast() { return pooled }
+    return curl_easy_init().map { ($0, false) }
   }
 
   /// Adds a configured handle to the multi handle.
@@ -144,7 +147,7 @@ final class CurlEngine {
         CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, nil)
         CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
       }
-      pool.append(handle)
+      pool.append((handle, !reset))
     } else {
       curl_easy_cleanup(handle)
     }

@@ -10,32 +10,20 @@ extension Transfer {
 
   /// Sets every option of one hop on a fresh, reset or clean easy handle. A handle is clean when the transfer before
   /// set only the options every transfer sets (``handleNeedsReset`` stayed `false`), so it needs no
-  /// `curl_easy_reset`, which costs as much as all the options set here together.
+  /// `curl_easy_reset`, which costs as much as all the options set here together; the options that never change
+  /// are set only on a handle that does not have them yet (``handlePrimed``).
   func configure(_ easy: UnsafeMutableRawPointer, now: UInt64) throws(TransportError) {
     let options = job.options
     let configuration = engine.configuration
     let context = self.context
     setString(easy, CURLOPT_URL, url)
-    CCurl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
-    CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-    setString(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-    let version = configuration.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1
-    CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(version))
-    CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(configuration.receiveBufferSize, 16 << 10), 10 << 20))
-    // libcurl must not decode: ContentDecoder does, within the decompression limit.
-    CCurl_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
-    CCurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+    if !handlePrimed {
+      setConstantOptions(easy, configuration)
+      handlePrimed = true
+    }
     CCurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
     CCurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
-    CCurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
-      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-      return transfer.receivedHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    }
     CCurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
-    CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
-      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
-      return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    }
     CCurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
 
     // Set on every hop, 0 (libcurl's default) when absent: a pooled handle is reused without `curl_easy_reset`.
@@ -78,6 +66,28 @@ extension Transfer {
     // Wait for a connection that may multiplex rather than open one more (HTTP/2).
     CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.prefersHTTP2 && url.hasPrefix("https:") ? 1 : 0)
     try configureMethodAndBody(easy)
+  }
+
+  /// The options every transfer of this transport sets alike: set once on a handle, which keeps them while it is
+  /// pooled without a reset (parsing the protocol list alone cost more than the rest of them).
+  private func setConstantOptions(_ easy: UnsafeMutableRawPointer, _ configuration: CurlTransport.Configuration) {
+    CCurl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
+    CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+    setString(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+    let version = configuration.prefersHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1
+    CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(version))
+    CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(configuration.receiveBufferSize, 16 << 10), 10 << 20))
+    // libcurl must not decode: ContentDecoder does, within the decompression limit.
+    CCurl_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
+    CCurl_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+    CCurl_easy_setopt_write_function(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
+      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+      return transfer.receivedHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    }
+    CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
+      let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+      return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    }
   }
 
   /// The method, the body and the header fields, so that exactly what was asked is sent.

@@ -61,6 +61,8 @@ final class Transfer {
   /// Whether an option outside the set every transfer sets was used (or the transfer failed): the handle is then
   /// reset before it goes back to the pool.
   @exclusivity(unchecked) var handleNeedsReset = false
+  /// Whether the options every transfer sets alike (``configure(_:now:)``) are set on the handle already.
+  @exclusivity(unchecked) var handlePrimed = false
 
   @exclusivity(unchecked) private var parser = ResponseHeadParser()
   @exclusivity(unchecked) private var redirectsFollowed = 0
@@ -97,11 +99,12 @@ final class Transfer {
   /// Starts the first hop.
   func begin() {
     retained = Unmanaged.passRetained(self)
-    guard let handle = engine.takeHandle() else {
+    guard let (handle, primed) = engine.takeHandle() else {
       finish(TransportError(code: .other, message: "libcurl could not create an easy handle"))
       return
     }
     easy = handle
+    handlePrimed = primed
     startHop()
   }
 
@@ -147,6 +150,7 @@ final class Transfer {
       redirectsFollowed += 1
       releaseUpload()
       curl_easy_reset(easy)
+      handlePrimed = false
       request = next
       body = nextBody
       do {
