@@ -326,19 +326,12 @@ def targets(key, contender, stats):
     def rss_below(limit):
         out.append((f"RSS < {limit} MiB", row["rss"] < limit))
 
-    if contender == "malibu-curl-loop":
-        if key == "get-seq":
-            ratio_to("c", 0.9, "C")
-        elif key == "get-32":
-            ratio_to("c", 0.75, "C")
+    if contender in ("malibu-curl", "malibu-curl-loop") and key in ("get-seq", "get-32"):
+        ratio_to("c", 0.9 if key == "get-seq" else 0.75, "C")
     elif contender == "facade-curl-loop":
         ratio_to("malibu-curl-loop", 0.9, "CurlTransport on its loop")
     elif contender == "malibu-curl":
-        if key == "get-seq":
-            ratio_to("c", 0.9, "C")
-        elif key == "get-32":
-            ratio_to("c", 0.75, "C")
-        elif key == "download-stream":
+        if key == "download-stream":
             ratio_to("c", 0.9, "C")
             if "ahc" in stats:
                 out.append(("> AHC", row["median"] > stats["ahc"]["median"]))
