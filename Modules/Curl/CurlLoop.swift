@@ -46,8 +46,6 @@ final class CurlLoop: TaskExecutor {
   }
 
   let configuration: CurlTransport.Configuration
-  /// The last URL the transport's callers built (see ``URLMemo``).
-  let urls = URLMemo()
   /// The inbox behind a `Mutex` of this concrete type rather than MalibuCore's generic `Locked`: the lock is taken
   /// several times per request, and the generic wrapper looked up `Mutex<Inbox>`'s metadata at run time every time.
   private let inbox = Mutex(Inbox())
@@ -85,49 +83,57 @@ final class CurlLoop: TaskExecutor {
   /// transfer resuming the task that waits on it), it wakes nothing: the loop runs the job in its next round.
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    let (accepted, multi): (Bool, MultiHandleReference?) = withInbox { inbox in
-      switch inbox.phase {
-      case .idle:
-        guard spawnThread(&inbox) else {
-          inbox.phase = .stopped
-          return (false, nil)
-        }
-        inbox.commands.append(.run(job))
-        return (true, nil)
-      case .running, .draining:
-        inbox.commands.append(.run(job))
-        return (true, wakeIfSleeping(&inbox))
-      case .stopping, .stopped:
-        return (false, nil)
-      }
+    switch withInbox({ queue(.run(job), in: &$0, whileDraining: true) }) {
+    case .queued(let multi): if let multi { wake(multi) }
+    case .noThread, .closed: globalConcurrentExecutor.enqueue(ExecutorJob(job))
     }
-    if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-    if let multi { wake(multi) }
   }
 
   /// Hands a new transfer to the loop, starting the thread on first use. Fails the job at once when the calling task
   /// is already cancelled (checked under the lock, so a cancellation command can never overtake the start) or the
   /// transport was shut down.
   func start(_ job: Job) {
-    let (rejection, multi): (TransportError?, MultiHandleReference?) = withInbox { inbox in
-      if Task.isCancelled { return (TransportError.cancelled(), nil) }
-      switch inbox.phase {
-      case .idle:
-        guard spawnThread(&inbox) else {
-          inbox.phase = .stopped
-          return (TransportError(code: .other, message: "could not start the libcurl loop thread"), nil)
-        }
-        inbox.commands.append(.start(job))
-        return (nil, nil)
-      case .running:
-        inbox.commands.append(.start(job))
-        return (nil, wakeIfSleeping(&inbox))
-      case .draining, .stopping, .stopped:
-        return (TransportError.shutDown, nil)
-      }
+    let admission = withInbox { inbox in
+      Task.isCancelled ? nil : queue(.start(job), in: &inbox, whileDraining: false)
     }
-    if let rejection { job.sink.fail(rejection) }
-    if let multi { wake(multi) }
+    switch admission {
+    case .queued(let multi): if let multi { wake(multi) }
+    case .noThread: job.sink.fail(TransportError(code: .other, message: "could not start the libcurl loop thread"))
+    case .closed: job.sink.fail(TransportError.shutDown)
+    case nil: job.sink.fail(TransportError.cancelled())
+    }
+  }
+
+  /// What ``queue(_:in:whileDraining:)`` did with a command.
+  private enum Admission {
+    /// Queued; the multi handle to wake (outside the lock) when the loop sleeps.
+    case queued(MultiHandleReference?)
+    /// The loop thread could not be started: the loop is stopped for good.
+    case noThread
+    /// The loop does not take it (draining, for a new transfer; stopping or stopped).
+    case closed
+  }
+
+  /// Under the lock: queues a command, starting the thread when there is none yet. A new transfer is refused once the
+  /// transport is gone (draining); a task's job is still run while the loop finishes its transfers.
+  private func queue(_ command: Command, in inbox: inout Inbox, whileDraining: Bool) -> Admission {
+    switch inbox.phase {
+    case .idle:
+      guard spawnThread(&inbox) else {
+        inbox.phase = .stopped
+        return .noThread
+      }
+      inbox.commands.append(command)
+      return .queued(nil)
+    case .running:
+      inbox.commands.append(command)
+      return .queued(wakeIfSleeping(&inbox))
+    case .draining where whileDraining:
+      inbox.commands.append(command)
+      return .queued(wakeIfSleeping(&inbox))
+    case .draining, .stopping, .stopped:
+      return .closed
+    }
   }
 
   /// Sends a command about a running transfer; ignored once the loop has stopped.

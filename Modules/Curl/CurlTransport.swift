@@ -30,6 +30,8 @@ public final class CurlTransport: Transport {
   public let configuration: Configuration
 
   private let loop: CurlLoop
+  /// The last URL the transport's callers built (see ``URLMemo``).
+  private let urls = URLMemo()
 
   /// Creates a transport. No thread starts and no connection opens until the first request.
   /// - Parameter configuration: Connection limits, buffer size and HTTP/2 preference.
@@ -84,7 +86,7 @@ public final class CurlTransport: Transport {
   ) async throws
     -> TransportResponse
   {
-    let url = try RequestValidator.validate(request, urls: loop.urls)
+    let url = try RequestValidator.validate(request, urls: urls)
     let id = loop.nextID()
     let loop = self.loop
     defer { HandOff.acquire() }
@@ -112,7 +114,7 @@ public final class CurlTransport: Transport {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
-    let url = try RequestValidator.validate(request, urls: loop.urls)
+    let url = try RequestValidator.validate(request, urls: urls)
     let id = loop.nextID()
     let loop = self.loop
     defer { HandOff.acquire() }
