@@ -60,28 +60,7 @@ enum RequestValidator {
       }
       if byte >= 0x80 { needsEncoding = true }
     }
-    return needsEncoding ? joined(scheme, authority, percentEncoded(path)) : joined(scheme, authority, path)
-  }
-
-  /// `scheme://authority` + `path`, written into one new string: appending the parts one by one cost four calls
-  /// into the string machinery per request.
-  private static func joined(_ scheme: String, _ authority: String, _ path: String) -> String {
-    let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
-    return String(unsafeUninitializedCapacity: count) { buffer in
-      var offset = 0
-      func put(_ part: String) {
-        var part = part
-        part.withUTF8 { bytes in
-          _ = UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(fromContentsOf: bytes)
-          offset += bytes.count
-        }
-      }
-      put(scheme)
-      put("://")
-      put(authority)
-      put(path)
-      return offset
-    }
+    return scheme + "://" + authority + (needsEncoding ? percentEncoded(path) : path)
   }
 
   /// The path with every byte outside ASCII percent-encoded.
