@@ -11,11 +11,11 @@ import Musl
 /// The loop thread's state: the multi handle, the running transfers and the pool of easy handles. Every libcurl call
 /// but `curl_multi_wakeup` happens here, on the loop thread; nothing here is touched by any other thread.
 ///
-/// One round of the loop: take the commands (start, cancel, unpause) → `curl_multi_perform` → handle the finished
-/// transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which wakes each reader
-/// at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is ready, libcurl's
-/// own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`). Its mutable state skips
-/// run-time exclusivity checks, as ``Transfer``'s does (see there why that is sound).
+/// One round of the loop: take the commands (start, cancel, unpause, run a task's job) → `curl_multi_perform` →
+/// handle the finished transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which
+/// wakes each reader at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is
+/// ready, libcurl's own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`). Its mutable
+/// state skips run-time exclusivity checks, as ``Transfer``'s does (see there why that is sound).
 final class CurlEngine {
   let loop: CurlLoop
   let configuration: CurlTransport.Configuration

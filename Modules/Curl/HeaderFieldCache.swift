@@ -6,7 +6,9 @@ import Glibc
 import Musl
 #endif
 
-/// The header fields of recent responses, reused when a line repeats byte for byte.
+/// The header fields of recent responses, reused when a line repeats byte for byte, and the last head, reused when
+/// a whole head does (``head(repeating:)``: then no line is looked at; the fields below serve the heads that differ,
+/// a new `Date` once a second or a new `Content-Length`).
 ///
 /// A client mostly talks to the same few servers, whose responses repeat most lines exactly (`Server`,
 /// `Content-Type`, `Connection`, `ETag`, …). Building an `HTTPField` means a name lookup, a new string and HTTPTypes'
