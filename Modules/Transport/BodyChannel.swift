@@ -133,6 +133,34 @@ package final class BodyChannel: Sendable {
     return result
   }
 
+  /// Appends received bytes that already live in a `Data` of their own (URLSession hands each network read over as
+  /// one). A streamed body queues the `Data` itself, after everything written before it, instead of copying it into
+  /// the channel's buffers; a collected body, or a piece smaller than ``ownedChunkThreshold`` or larger than
+  /// ``chunkSize``, is copied in as the raw-bytes `write` does. Nobody is woken until
+  /// ``flush()``.
+  package func write(_ data: Data) -> WriteResult {
+    guard (Self.ownedChunkThreshold...Self.chunkSize).contains(data.count) else {
+      return data.withUnsafeBytes { write($0) }
+    }
+    let queued: WriteResult? = state.withLock { state in
+      if state.cancelled || state.end != nil { return .stop }
+      guard state.collector == nil else { return nil }
+      state.written += data.count
+      queuePending(&state)
+      state.queue.append(data)
+      if state.queue.queuedBytes + state.queue.unqueuedBytes > Self.highWater {
+        state.paused = true
+        return .pause
+      }
+      return .proceed
+    }
+    return queued ?? data.withUnsafeBytes { write($0) }
+  }
+
+  /// The size from which `write(_:)` given a `Data` queues a streamed body's `Data` as it is: smaller pieces are merged,
+  /// so that a trickle of tiny reads does not become as many chunks.
+  static let ownedChunkThreshold = 4 << 10
+
   /// Appends to the pending bytes. A small body grows a `Data`, cut at ``chunkSize``; once the body is large, bytes
   /// fill recycled buffers to the end, across flushes (see ``ChunkQueue``).
   private func append(_ bytes: UnsafeRawBufferPointer, to state: inout State) {
@@ -174,6 +202,19 @@ package final class BodyChannel: Sendable {
       return (waiter, chunk)
     }
     if let (waiter, chunk) = wake { waiter.resume(returning: chunk) }
+  }
+
+  /// Does what ``flush()`` does when that wakes nobody — no consumer waits, or nothing was written since it began to
+  /// wait — and answers `true`; answers `false`, doing nothing, when a flush would wake a waiting consumer (a producer
+  /// that expects more bytes at once may flush later instead, and wake it once for all of them).
+  package func flushUnlessWaking() -> Bool {
+    state.withLock { state in
+      // A consumer waits only on an empty queue, so anything queued since (an owned `Data`) is unflushed too.
+      let unflushed = state.queue.queuedBytes + state.queue.unqueuedBytes + state.pending.count
+      if state.waiter != nil && unflushed > 0 { return false }
+      queuePending(&state)
+      return true
+    }
   }
 
   /// Ends the body: normally with `nil`, or with the error that broke the transfer.
@@ -219,7 +260,8 @@ package final class BodyChannel: Sendable {
 
   /// The next chunk as the producer wrote it, or `nil` at the end of the body.
   private func nextWritten() async throws -> Data? {
-    try await withTaskCancellationHandler {
+    if let ready = takeQueued() { return ready }
+    return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
         var demand: (@Sendable () -> Void)?
         let outcome: Result<Data?, any Error>? = state.withLock { state in
@@ -246,6 +288,25 @@ package final class BodyChannel: Sendable {
     } onCancel: {
       cancel()
     }
+  }
+
+  /// The oldest queued chunk, taken without suspending (and without the cancellation handler and continuation of a
+  /// wait): a reader that keeps up finds many chunks queued by one flush. `nil` when none is queued, or when the
+  /// reading task is cancelled (the waiting path reports that and stops the transfer).
+  private func takeQueued() -> Data? {
+    if Task.isCancelled { return nil }
+    var demand: (@Sendable () -> Void)?
+    let chunk = state.withLock { state -> Data? in
+      guard let chunk = state.queue.popFirst() else { return nil }
+      state.consumerStarted = true
+      if state.paused && state.queue.queuedBytes < Self.lowWater {
+        state.paused = false
+        demand = state.onDemand
+      }
+      return chunk
+    }
+    demand?()
+    return chunk
   }
 
   /// The whole body, collected into one buffer.
@@ -356,6 +417,11 @@ package final class BodyChannel: Sendable {
     wake.0?.resume(throwing: TransportError.cancelled())
     wake.1?.resume(throwing: TransportError.cancelled())
     wake.2?()
+  }
+
+  /// Whether a reader is suspended waiting for the next chunk.
+  package var hasWaitingReader: Bool {
+    state.withLock { $0.waiter != nil }
   }
 
   /// Whether the body ended or was cancelled.

@@ -106,6 +106,88 @@ struct BodyChannelTests {
     #expect(try await collected.value == Data("head ".utf8) + large + Data(" tail".utf8))
   }
 
+  @Test func aStreamedBodysOwnDataIsHandedOverWithoutACopyAndInOrder() async throws {
+    // URLSession hands each read over as a `Data` of its own: a streaming reader gets that `Data` itself (same bytes
+    // in memory), after whatever was written before it and before what is written after it.
+    let channel = BodyChannel(expectedLength: nil)
+    let owned = Data((0..<(16 << 10)).map { UInt8(truncatingIfNeeded: $0) })
+    let ownedAddress = owned.withUnsafeBytes { Int(bitPattern: $0.baseAddress) }
+    _ = write(channel, "head ")
+    #expect(channel.write(owned) == .proceed)
+    #expect(channel.write(Data("tiny".utf8)) == .proceed)  // below the threshold: copied, merged
+    _ = write(channel, " tail")
+    channel.flush()
+    channel.finish(nil)
+    var chunks: [Data] = []
+    for try await chunk in ResponseBody(channel: channel) { chunks.append(chunk) }
+    #expect(chunks.count == 3)
+    #expect(chunks.reduce(Data(), +) == Data("head ".utf8) + owned + Data("tiny tail".utf8))
+    #expect(chunks[1].withUnsafeBytes { Int(bitPattern: $0.baseAddress) } == ownedAddress)
+  }
+
+  @Test func ownedDataIsCopiedWhenCollectedAndStillHeldToTheLimit() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let body = ResponseBody(channel: channel)
+    let reader = Task { try await body.collect(upTo: 20 << 10) }
+    try await Task.sleep(for: .milliseconds(20))
+    let piece = Data(repeating: 3, count: 8 << 10)
+    #expect(channel.write(piece) == .proceed)
+    #expect(channel.write(piece) == .proceed)
+    #expect(channel.write(piece) == .stop)  // 24 KiB > 20 KiB
+    await #expect {
+      try await reader.value
+    } throws: { error in
+      (error as? TransportError)?.code == .bodyTooLarge
+    }
+    #expect(channel.write(piece) == .stop)
+
+    let fine = BodyChannel(expectedLength: nil)
+    let collecting = Task { try await ResponseBody(channel: fine).collect(upTo: 1 << 20) }
+    try await Task.sleep(for: .milliseconds(20))
+    #expect(fine.write(piece) == .proceed)
+    #expect(fine.write(Data(repeating: 4, count: 8 << 10)) == .proceed)
+    fine.finish(nil)
+    #expect(try await collecting.value == piece + Data(repeating: 4, count: 8 << 10))
+  }
+
+  @Test func ownedDataOutsideTheChunkBoundsIsCopiedAndCutToChunkSize() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let huge = Data(repeating: 9, count: BodyChannel.chunkSize + 1)
+    #expect(channel.write(huge) == .proceed)
+    channel.flush()
+    channel.finish(nil)
+    var sizes: [Int] = []
+    for try await chunk in ResponseBody(channel: channel) { sizes.append(chunk.count) }
+    #expect(sizes.reduce(0, +) == huge.count)
+    #expect(sizes.allSatisfy { $0 <= BodyChannel.chunkSize })
+  }
+
+  @Test func ownedDataPastTheHighWaterMarkPausesTheProducer() async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    let demands = Locked(0)
+    channel.setHandlers(onDemand: { demands.withLock { $0 += 1 } }, onCancel: {})
+    let piece = Data(count: 64 << 10)
+    var result = BodyChannel.WriteResult.proceed
+    var written = 0
+    while result == .proceed {
+      result = channel.write(piece)
+      channel.flush()
+      written += piece.count
+    }
+    #expect(result == .pause)
+    #expect(written > BodyChannel.highWater)
+    #expect(written <= BodyChannel.highWater + piece.count)
+    var iterator = ResponseBody(channel: channel).makeAsyncIterator()
+    var read = 0
+    while demands.withLock({ $0 }) == 0, let next = try await iterator.next() { read += next.count }
+    #expect(demands.withLock { $0 } == 1)
+    #expect(written - read < BodyChannel.lowWater)
+    channel.cancel()
+    #expect(channel.write(piece) == .stop)
+  }
+
   @Test func cancellingWithAChunkBeingFilledEndsCleanly() async throws {
     let channel = BodyChannel(expectedLength: nil)
     let large = Data(repeating: 1, count: 200 << 10)
@@ -200,6 +282,62 @@ struct BodyChannelTests {
       (error as? TransportError)?.code == .cancelled
     }
     #expect(cancelled.withLock { $0 })
+  }
+
+  @Test func aCancelledReaderGetsNoQueuedChunkAndStopsTheTransfer() async throws {
+    // Chunks waiting in the queue are taken without suspending; a cancelled reading task must still get the
+    // cancellation, not the chunk, and the producer must hear of it.
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    #expect(channel.write(Data(repeating: 1, count: 8 << 10)) == .proceed)
+    channel.flush()
+    let gate = Locked<CheckedContinuation<Void, Never>?>(nil)
+    let reader = Task {
+      await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } }
+      var iterator = ResponseBody(channel: channel).makeAsyncIterator()
+      return try await iterator.next()
+    }
+    while gate.withLock({ $0 == nil }) { await Task.yield() }
+    reader.cancel()
+    gate.withLock { $0?.resume() }
+    await #expect {
+      try await reader.value
+    } throws: { error in
+      (error as? TransportError)?.code == .cancelled
+    }
+    #expect(cancelled.withLock { $0 })
+    #expect(channel.write(Data(repeating: 1, count: 8 << 10)) == .stop)
+  }
+
+  @Test(arguments: [false, true])
+  func flushUnlessWakingLeavesAWaitingReaderForTheNextFlush(owned: Bool) async throws {
+    let channel = BodyChannel(expectedLength: nil)
+    // Nobody waits: the bytes are queued, and a reader finds them without another flush.
+    #expect(write(channel, "first") == .proceed)
+    #expect(channel.flushUnlessWaking())
+    var iterator = ResponseBody(channel: channel).makeAsyncIterator()
+    #expect(try await iterator.next() == Data("first".utf8))
+
+    // A reader waits: flushing would wake it, so nothing is done until a real flush.
+    let received = Locked<Data?>(nil)
+    let reader = Task {
+      var iterator = ResponseBody(channel: channel).makeAsyncIterator()
+      let chunk = try await iterator.next()
+      received.withLock { $0 = chunk }
+      return chunk
+    }
+    while !channel.hasWaitingReader { await Task.yield() }
+    // Nothing written since the reader began to wait: there is nobody to wake, so the call is a flush.
+    #expect(channel.flushUnlessWaking())
+    let piece = Data(repeating: 5, count: owned ? 16 << 10 : 100)
+    #expect((owned ? channel.write(piece) : piece.withUnsafeBytes { channel.write($0) }) == .proceed)
+    #expect(!channel.flushUnlessWaking())
+    #expect(!channel.flushUnlessWaking())
+    try await Task.sleep(for: .milliseconds(20))
+    #expect(received.withLock { $0 } == nil)
+    channel.flush()
+    #expect(try await reader.value == piece)
   }
 
   @Test func producerErrorReachesTheReader() async {
