@@ -172,7 +172,10 @@ final class Exchange: Sendable {
     continuation.resume(returning: Hop(head: head, channel: channel, exchange: self))
   }
 
-  func didReceive(_ data: Data) {
+  /// Hands received body bytes to the body's channel without waking its reader.
+  /// - Returns: The channel written to, for the delegate to flush (at once, or once the events already queued for the
+  ///   delegate have run); `nil` when nothing was written.
+  func didReceive(_ data: Data) -> BodyChannel? {
     enum Next {
       case deliver(BodyChannel, Int64, Int64?, Bool)
       case tooLarge(Int)
@@ -194,6 +197,7 @@ final class Exchange: Sendable {
     switch next {
     case .dropped(let stop):
       if stop { self.stop() }
+      return nil
     case .tooLarge(let limit):
       fail(
         TransportError(
@@ -201,14 +205,20 @@ final class Exchange: Sendable {
           message: "the decoded body is larger than the decompression limit of \(limit) bytes"
         )
       )
+      return nil
     case .deliver(let channel, let received, let expected, let reports):
-      let result = data.withUnsafeBytes { channel.write($0) }
-      channel.flush()
+      let result = channel.write(data)
       if reports { progress.received(received, of: expected) }
       switch result {
-      case .proceed: break
-      case .pause: pauseReading()
-      case .stop: fail(TransportError(code: .cancelled, message: "the body's reader stopped the transfer"))
+      case .proceed:
+        return channel
+      case .pause:
+        channel.flush()
+        pauseReading()
+        return nil
+      case .stop:
+        fail(TransportError(code: .cancelled, message: "the body's reader stopped the transfer"))
+        return nil
       }
     }
   }

@@ -10,8 +10,16 @@ import FoundationNetworking
 ///
 /// URLSession calls it on the transport's serial delegate queue, except `needNewBodyStream`, which FoundationNetworking
 /// calls on the session's own queue and waits for: that one only builds a stream and never touches a task.
+///
+/// When a body's reader is woken is the ``BodyFlusher``'s call.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   private let exchanges = Locked<[ObjectIdentifier: Exchange]>([:])
+  private let flusher: BodyFlusher
+
+  /// A delegate whose sessions call it on `queue`.
+  init(queue: OperationQueue) {
+    flusher = BodyFlusher(.delegateQueue(queue))
+  }
 
   /// Routes the events of `task` to `exchange` until the task completes.
   func register(_ exchange: Exchange, for task: URLSessionTask) {
@@ -38,7 +46,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    exchange(for: dataTask)?.didReceive(data)
+    guard let channel = exchange(for: dataTask)?.didReceive(data) else { return }
+    flusher.wrote(data.count, to: channel)
   }
 
   func urlSession(

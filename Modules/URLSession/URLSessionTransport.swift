@@ -33,7 +33,7 @@ public final class URLSessionTransport: Transport {
     var byTLS: [TLSOptions: URLSession] = [:]
   }
 
-  private let delegate = SessionDelegate()
+  private let delegate: SessionDelegate
   private let watchdog = Watchdog()
   private let queue: OperationQueue
   private let session: URLSession
@@ -55,6 +55,7 @@ public final class URLSessionTransport: Transport {
     queue = OperationQueue()
     queue.name = "MalibuURLSession.delegate"
     queue.maxConcurrentOperationCount = 1
+    delegate = SessionDelegate(queue: queue)
     session = URLSession(configuration: copy, delegate: delegate, delegateQueue: queue)
   }
 

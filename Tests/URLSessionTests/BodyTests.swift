@@ -149,6 +149,29 @@ extension URLSessionTransportTests {
       }
     }
 
+    /// Reads are handed to a streaming reader in batches, yet none is held back once the server goes quiet: the reader
+    /// gets every byte sent so far while the transfer is still alive (a byte held back would arrive only as the idle
+    /// timeout ends the body, and the reader's cancel would then find the body ended by that timeout).
+    @Test(arguments: [100, 16 << 10, 64 << 10, 300_000])
+    func aStreamingReaderGetsEveryByteSentBeforeTheServerFallsSilent(sent: Int) async throws {
+      let fixture = try Fixture()
+      let response = try await fixture.transport.send(
+        fixture.request(.get, "/stall-body?size=1000000&sent=\(sent)"),
+        body: nil,
+        options: timeouts(idle: .seconds(20))
+      )
+      var iterator = response.body.makeAsyncIterator()
+      var received = Data()
+      while received.count < sent, let chunk = try await iterator.next() { received.append(chunk) }
+      #expect(received == pattern(sent))
+      response.body.cancel()
+      let error = await transportError {
+        while try await iterator.next() != nil {}
+      }
+      #expect(error?.code == .cancelled)
+      #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
+    }
+
     @Test func failingSourceEndsTheTransferAsInvalidRequest() async throws {
       let fixture = try Fixture()
       let source = MemorySource(data: pattern(500_000), announcesLength: false, failAfter: 100_000)
