@@ -81,8 +81,10 @@ final class BodyFlusher: Sendable {
   /// `channel` received `count` bytes in a delegate event (the caller runs in the delegate queue): flushes it now, or
   /// notes it for a sweep.
   func wrote(_ count: Int, to channel: any Flushable) {
-    let queued = scheduler.eventsWaiting()
-    guard queued || count >= Self.fullRead else {
+    // A full read is never the last word, whatever waits in the queue: the queue is looked at (it costs a walk of its
+    // operations) only for a short read, or to choose how to schedule a sweep.
+    let full = count >= Self.fullRead
+    guard full || scheduler.eventsWaiting() else {
       // The last word for now: this channel, and whatever waits for a sweep, goes to the readers at once (a
       // scheduled sweep then finds nothing, or what was noted after this).
       state.withLock { state in
@@ -107,6 +109,6 @@ final class BodyFlusher: Sendable {
         state.sweepScheduled = false
       }
     }
-    if queued { scheduler.afterEvents(sweep) } else { scheduler.afterDelay(sweep) }
+    if !full || scheduler.eventsWaiting() { scheduler.afterEvents(sweep) } else { scheduler.afterDelay(sweep) }
   }
 }
