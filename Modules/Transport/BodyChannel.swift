@@ -123,11 +123,7 @@ package final class BodyChannel: Sendable {
         return .proceed
       }
       append(bytes, to: &state)
-      if state.queue.queuedBytes + state.queue.unqueuedBytes + state.pending.count > Self.highWater {
-        state.paused = true
-        return .pause
-      }
-      return .proceed
+      return Self.backPressure(&state)
     }
     failedCollector?.resume(throwing: Self.tooLarge(limit))
     return result
@@ -148,13 +144,16 @@ package final class BodyChannel: Sendable {
       state.written += data.count
       queuePending(&state)
       state.queue.append(data)
-      if state.queue.queuedBytes + state.queue.unqueuedBytes > Self.highWater {
-        state.paused = true
-        return .pause
-      }
-      return .proceed
+      return Self.backPressure(&state)
     }
     return queued ?? data.withUnsafeBytes { write($0) }
+  }
+
+  /// `.pause` (and the producer marked paused) when more than ``highWater`` bytes wait for the consumer, else `.proceed`.
+  private static func backPressure(_ state: inout State) -> WriteResult {
+    guard state.queue.queuedBytes + state.queue.unqueuedBytes + state.pending.count > highWater else { return .proceed }
+    state.paused = true
+    return .pause
   }
 
   /// The size from which `write(_:)` given a `Data` queues a streamed body's `Data` as it is: smaller pieces are merged,
@@ -266,13 +265,7 @@ package final class BodyChannel: Sendable {
         var demand: (@Sendable () -> Void)?
         let outcome: Result<Data?, any Error>? = state.withLock { state in
           state.consumerStarted = true
-          if let chunk = state.queue.popFirst() {
-            if state.paused && state.queue.queuedBytes < Self.lowWater {
-              state.paused = false
-              demand = state.onDemand
-            }
-            return .success(chunk)
-          }
+          if let chunk = Self.take(&state, demand: &demand) { return .success(chunk) }
           if let end = state.end { return end.map { nil } }
           if state.cancelled { return .failure(TransportError.cancelled()) }
           state.waiter = continuation
@@ -297,15 +290,22 @@ package final class BodyChannel: Sendable {
     if Task.isCancelled { return nil }
     var demand: (@Sendable () -> Void)?
     let chunk = state.withLock { state -> Data? in
-      guard let chunk = state.queue.popFirst() else { return nil }
+      guard let chunk = Self.take(&state, demand: &demand) else { return nil }
       state.consumerStarted = true
-      if state.paused && state.queue.queuedBytes < Self.lowWater {
-        state.paused = false
-        demand = state.onDemand
-      }
       return chunk
     }
     demand?()
+    return chunk
+  }
+
+  /// Takes the oldest queued chunk; when that drains a paused producer's backlog below ``lowWater``, resumes it and sets
+  /// `demand` to the hook to call once the lock is released.
+  private static func take(_ state: inout State, demand: inout (@Sendable () -> Void)?) -> Data? {
+    guard let chunk = state.queue.popFirst() else { return nil }
+    if state.paused && state.queue.queuedBytes < lowWater {
+      state.paused = false
+      demand = state.onDemand
+    }
     return chunk
   }
 

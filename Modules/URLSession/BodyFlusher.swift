@@ -25,8 +25,8 @@ extension BodyChannel: Flushable {}
 /// and no other event waits in the delegate queue. Otherwise its channel is noted, and one sweep flushes every noted
 /// channel: an operation behind the events already queued, or, when nothing is queued, a timer ``delay`` later. A
 /// reader therefore waits at most for the queue to run what was in it, or ``delay``, beyond the bytes' arrival. A
-/// flush that wakes nobody (the reader is busy, or collects the whole body) is always done at once. Apple's URLSession
-/// hands over larger reads; there every read is flushed at once.
+/// flush that wakes nobody (the reader is busy, or collects the whole body) is always done at once. On Apple platforms
+/// (``fullRead`` is never reached) every read is flushed at once.
 final class BodyFlusher: Sendable {
   /// How the flusher looks at the delegate queue and schedules a sweep (replaced in tests).
   struct Scheduler: Sendable {
@@ -87,10 +87,7 @@ final class BodyFlusher: Sendable {
     guard full || scheduler.eventsWaiting() else {
       // The last word for now: this channel, and whatever waits for a sweep, goes to the readers at once (a
       // scheduled sweep then finds nothing, or what was noted after this).
-      state.withLock { state in
-        for noted in state.noted { noted.flush() }
-        state.noted.removeAll(keepingCapacity: true)
-      }
+      flushNoted(endingSweep: false)
       channel.flush()
       return
     }
@@ -102,13 +99,20 @@ final class BodyFlusher: Sendable {
       return !state.sweepScheduled
     }
     guard schedule else { return }
-    let sweep: @Sendable () -> Void = { [self] in
-      state.withLock { state in
-        for noted in state.noted { noted.flush() }
-        state.noted.removeAll(keepingCapacity: true)
-        state.sweepScheduled = false
-      }
-    }
+    let sweep: @Sendable () -> Void = { [self] in flushNoted(endingSweep: true) }
     if !full || scheduler.eventsWaiting() { scheduler.afterEvents(sweep) } else { scheduler.afterDelay(sweep) }
+  }
+
+  /// Flushes every noted channel, outside the lock (a flush resumes its reader); a sweep also lets the next full read
+  /// schedule another.
+  private func flushNoted(endingSweep: Bool) {
+    let noted = state.withLock { state in
+      defer {
+        state.noted.removeAll(keepingCapacity: true)
+        if endingSweep { state.sweepScheduled = false }
+      }
+      return state.noted
+    }
+    for channel in noted { channel.flush() }
   }
 }
