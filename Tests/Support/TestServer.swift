@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+@_spi(Malibu) import MalibuCore
 
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +42,7 @@ public final class TestServer: Sendable {
   /// What `/echo` answers.
   public let echo: EchoStyle
   private let listener: Int32
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Starts a server on a free loopback port.
   /// - Parameter echo: what `/echo` answers.
