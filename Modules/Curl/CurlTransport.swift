@@ -1,6 +1,6 @@
 public import Foundation
 public import HTTPTypes
-public import MalibuTransport
+@_spi(Malibu) public import MalibuTransport
 
 /// A ``Transport`` on libcurl, built for speed: one multi handle driven by one dedicated thread, connections kept
 /// alive and shared, HTTP/2 over TLS when the server offers it, streaming both ways with back-pressure.
@@ -31,7 +31,7 @@ public final class CurlTransport: Transport {
 
   private let loop: CurlLoop
   /// The last URL the transport's callers built (see ``URLMemo``).
-  private let urls = URLMemo()
+  private let urls = URLMemo<String>()
 
   /// Creates a transport. No thread starts and no connection opens until the first request.
   /// - Parameter configuration: Connection limits, buffer size and HTTP/2 preference.

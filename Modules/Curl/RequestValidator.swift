@@ -1,7 +1,6 @@
 import HTTPTypes
 import MalibuCore
-import MalibuTransport
-import Synchronization
+@_spi(Malibu) import MalibuTransport
 
 /// Checks a request before anything is sent and builds the URL handed to libcurl.
 ///
@@ -14,14 +13,14 @@ enum RequestValidator {
   ///   - request: The request.
   ///   - urls: The transport's last URL, reused when the request's scheme, authority and path are the same.
   /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest``.
-  static func validate(_ request: HTTPRequest, urls: URLMemo? = nil) throws(TransportError) -> String {
+  static func validate(_ request: HTTPRequest, urls: URLMemo<String>? = nil) throws(TransportError) -> String {
     guard isToken(request.method.rawValue.utf8) else {
       throw invalid("the method '\(request.method.rawValue)' is not a valid HTTP token")
     }
     for field in request.headerFields {
       try check(name: field.name.rawName, value: field.value)
     }
-    if let urls { return try urls.url(of: request) }
+    if let urls { return try urls.url(of: request, build: url(of:)) }
     return try url(of: request)
   }
 
@@ -110,34 +109,5 @@ enum RequestValidator {
 
   private static func invalid(_ message: String) -> TransportError {
     TransportError(code: .invalidRequest, message: message)
-  }
-}
-
-/// The URL a transport built last, with the scheme, authority and path it was built from: most programs call the
-/// same few URLs, and checking and joining the parts again cost more than comparing them. Shared by the transport's
-/// callers, behind a lock.
-final class URLMemo: Sendable {
-  private struct Entry {
-    let scheme: String?
-    let authority: String?
-    let path: String?
-    let url: String
-  }
-
-  private let last = Mutex<Entry?>(nil)
-
-  /// ``RequestValidator/url(of:)``, from the memo when the parts are those of the last URL.
-  func url(of request: HTTPRequest) throws(TransportError) -> String {
-    let scheme = request.scheme
-    let authority = request.authority
-    let path = request.path
-    let remembered = last.withLock { entry -> String? in
-      guard let entry, entry.path == path, entry.authority == authority, entry.scheme == scheme else { return nil }
-      return entry.url
-    }
-    if let remembered { return remembered }
-    let url = try RequestValidator.url(of: request)
-    last.withLock { $0 = Entry(scheme: scheme, authority: authority, path: path, url: url) }
-    return url
   }
 }

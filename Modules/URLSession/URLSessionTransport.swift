@@ -1,6 +1,6 @@
 public import HTTPTypes
 @_spi(Malibu) import MalibuCore
-public import MalibuTransport
+@_spi(Malibu) public import MalibuTransport
 
 #if canImport(FoundationNetworking)
 import Foundation
@@ -38,6 +38,8 @@ public final class URLSessionTransport: Transport {
   private let queue: OperationQueue
   private let session: URLSession
   private let sessions = Locked(Sessions())
+  /// The last URL the transport's callers built (see `URLMemo`).
+  private let urls = URLMemo<URL>()
 
   /// Creates a transport with its own session.
   ///
@@ -84,13 +86,20 @@ public final class URLSessionTransport: Transport {
     -> TransportResponse
   {
     if Task.isCancelled { throw TransportError(code: .cancelled, message: "the transfer was cancelled") }
-    _ = try Self.validate(request, body: body, options: options)
+    var url = try Self.validate(request, body: body, options: options, urls: urls)
     let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
     let progress = ProgressTracker(options.progress)
     var current = (request, body)
     var followed = 0
     while true {
-      let hop = try await perform(current.0, body: current.1, options: options, totalDeadline: totalDeadline, progress)
+      let hop = try await perform(
+        current.0,
+        url: url,
+        body: current.1,
+        options: options,
+        totalDeadline: totalDeadline,
+        progress
+      )
       let next: (HTTPRequest, RequestBody?)?
       do {
         next = try Redirects.next(
@@ -108,6 +117,7 @@ public final class URLSessionTransport: Transport {
         return TransportResponse(head: hop.head.head, url: hop.head.url, body: ResponseBody(channel: hop.channel))
       }
       hop.exchange.discard()
+      url = try Self.validURL(next.0)
       current = next
       followed += 1
     }
@@ -130,12 +140,12 @@ public final class URLSessionTransport: Transport {
 
   private func perform(
     _ request: HTTPRequest,
+    url: URL,
     body: RequestBody?,
     options: TransferOptions,
     totalDeadline: ContinuousClock.Instant?,
     _ progress: ProgressTracker
   ) async throws -> Exchange.Hop {
-    let url = try Self.validURL(request)
     let upload = try await Upload.prepare(body, compression: options.requestCompression)
     var urlRequest = Self.makeURLRequest(request, url: url, upload: upload)
     let created = self.sessions.withLock { state -> Result<(Exchange, URLSessionTask), TransportError> in

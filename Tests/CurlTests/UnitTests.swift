@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 import HTTPTypes
-import MalibuTransport
+@_spi(Malibu) import MalibuTransport
 import Testing
 
 @testable import MalibuCurl
@@ -27,7 +27,7 @@ extension CurlTests {
 
     /// The memo answers exactly what building the URL answers, errors included, whatever came before.
     @Test func theURLMemoAnswersAsTheValidatorDoes() throws {
-      let memo = URLMemo()
+      let memo = URLMemo<String>()
       let requests = [
         HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/100b.bin"),
         HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/100b.bin"),
@@ -42,7 +42,9 @@ extension CurlTests {
       ]
       for request in requests + requests.reversed() {
         let direct = Result { () throws(TransportError) in try RequestValidator.url(of: request) }
-        let memoised = Result { () throws(TransportError) in try memo.url(of: request) }
+        let memoised = Result { () throws(TransportError) in
+          try memo.url(of: request, build: RequestValidator.url(of:))
+        }
         switch (direct, memoised) {
         case (.success(let a), .success(let b)): #expect(a == b)
         case (.failure(let a), .failure(let b)): #expect(a.message == b.message)
