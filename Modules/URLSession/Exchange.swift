@@ -51,6 +51,7 @@ final class Exchange: Sendable {
   let totalDeadline: ContinuousClock.Instant?
   let progress: ProgressTracker
   let watchdog: Watchdog
+  let heads: HeaderFieldMemo
   let state: Locked<State>
 
   init(
@@ -59,7 +60,8 @@ final class Exchange: Sendable {
     upload: Upload,
     totalDeadline: ContinuousClock.Instant?,
     progress: ProgressTracker,
-    watchdog: Watchdog
+    watchdog: Watchdog,
+    heads: HeaderFieldMemo
   ) {
     self.method = method
     self.options = options
@@ -67,6 +69,7 @@ final class Exchange: Sendable {
     self.totalDeadline = totalDeadline
     self.progress = progress
     self.watchdog = watchdog
+    self.heads = heads
     started = .now
     state = Locked(State(lastActivity: started))
   }
@@ -147,7 +150,7 @@ final class Exchange: Sendable {
       fail(TransportError(code: .other, message: "URLSession returned a response that is not HTTP"))
       return
     }
-    let head = ResponseHead(http, method: method)
+    let head = ResponseHead(http, method: method, memo: heads)
     let channel = BodyChannel(expectedLength: head.expectedLength)
     let status = http.statusCode
     let mayRedirect =

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 #if canImport(FoundationNetworking)
@@ -29,24 +30,27 @@ struct ResponseHead {
   /// The body length to expect, when the server announced it and nothing changes it.
   var expectedLength: Int?
 
-  init(_ response: HTTPURLResponse, method: HTTPRequest.Method) {
-    var fields = HTTPFields()
-    // In the order of the lowercased names (the dictionary has none); a valid name's canonical name is exactly its
-    // lowercased form, computed once per field here rather than twice per comparison.
+  /// - Parameters:
+  ///   - response: The response as URLSession delivered it.
+  ///   - method: The request's method (a `HEAD` response has no body).
+  ///   - memo: The transport's last header fields, reused when this head has the same names.
+  init(_ response: HTTPURLResponse, method: HTTPRequest.Method, memo: HeaderFieldMemo? = nil) {
     let headerFields = response.allHeaderFields
-    var named: [(name: HTTPField.Name, value: String)] = []
-    named.reserveCapacity(headerFields.count)
-    for (key, value) in headerFields {
-      guard let name = key as? String, let value = value as? String, let fieldName = HTTPField.Name(name) else {
-        continue
+    var fields = memo?.take() ?? HTTPFields()
+    if !Self.update(&fields, to: headerFields) {
+      fields = Self.fields(headerFields)
+    }
+    memo?.keep(fields)
+    var contentLength: String?
+    var isEncoded = false
+    for field in fields {
+      if field.name == .contentLength {
+        contentLength = field.value
+      } else if field.name == .contentEncoding {
+        isEncoded = true
       }
-      named.append((fieldName, value))
     }
-    named.sort { $0.name.canonicalName < $1.name.canonicalName }
-    for (name, value) in named {
-      fields.append(HTTPField(name: name, value: value))
-    }
-    let codings = fields.contains(.contentEncoding) ? Self.codings(fields) : []
+    let codings = isEncoded ? Self.codings(fields) : []
     isDecoded = !codings.isEmpty && codings.allSatisfy { Self.decodedCodings.contains($0) }
     if isDecoded {
       fields[.contentEncoding] = nil
@@ -54,9 +58,44 @@ struct ResponseHead {
     }
     let status = response.statusCode
     let bodiless = method == .head || status == 204 || status == 304 || (100..<200).contains(status)
-    expectedLength = bodiless || isDecoded ? nil : fields[.contentLength].flatMap { Int($0) }
+    expectedLength = bodiless || isDecoded ? nil : contentLength.flatMap { Int($0) }
     head = HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
     url = response.url
+  }
+
+  /// The header fields of a response, in the order of their lowercased names (the dictionary has none); a valid
+  /// name's canonical name is exactly its lowercased form, computed once per field here rather than twice per
+  /// comparison. Fields whose name is not a valid field name are left out.
+  static func fields(_ headerFields: [AnyHashable: Any]) -> HTTPFields {
+    var sorted: [HTTPField] = []
+    sorted.reserveCapacity(headerFields.count)
+    for (key, value) in headerFields {
+      // The key's `base`: casting the `AnyHashable` itself takes the runtime's slower path through its box.
+      guard let name = key.base as? String, let value = value as? String, let fieldName = HTTPField.Name(name) else {
+        continue
+      }
+      sorted.append(HTTPField(name: fieldName, value: value))
+    }
+    sorted.sort { $0.name.canonicalName < $1.name.canonicalName }
+    var fields = HTTPFields()
+    fields.append(contentsOf: sorted)
+    return fields
+  }
+
+  /// Turns `fields`, built from an earlier head, into those of `headerFields` when both have exactly the same names,
+  /// rebuilding only the fields whose value changed. Returns `false`, with `fields` of no use, when the names differ.
+  static func update(_ fields: inout HTTPFields, to headerFields: [AnyHashable: Any]) -> Bool {
+    // Same count and every name found: the names are the same, as neither side repeats a name.
+    guard !fields.isEmpty, fields.count == headerFields.count else { return false }
+    for (key, value) in headerFields {
+      guard let name = key.base as? String, let value = value as? String,
+        let index = fields.firstIndex(where: { $0.name.rawName == name })
+      else { return false }
+      if fields[index].value != value {
+        fields[index] = HTTPField(name: fields[index].name, value: value)
+      }
+    }
+    return true
   }
 
   /// The content codings named by `Content-Encoding`, lower-cased, `identity` left out.
@@ -65,5 +104,29 @@ struct ResponseHead {
       .flatMap { $0.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
       .filter { !$0.isEmpty && $0 != "identity" }
+  }
+}
+
+/// The header fields of the last response head a transport received, as ``ResponseHead`` built them.
+///
+/// A server repeats its heads field for field but for a value or two (`Date`, once a second): a head with exactly the
+/// names of the last one takes its fields and rebuilds only the values that changed, which spares the validation and
+/// lowercasing of every name, the sort, and the building of a new field list. Any other head is built afresh and
+/// remembered in its place.
+final class HeaderFieldMemo: Sendable {
+  private let last = Locked(HTTPFields())
+
+  /// Takes the remembered fields out (so that changing them copies nothing), leaving none until ``keep(_:)``.
+  func take() -> HTTPFields {
+    last.withLock { last in
+      var taken = HTTPFields()
+      swap(&taken, &last)
+      return taken
+    }
+  }
+
+  /// Remembers `fields` as the last head's.
+  func keep(_ fields: HTTPFields) {
+    last.withLock { $0 = fields }
   }
 }

@@ -35,6 +35,7 @@ public final class URLSessionTransport: Transport {
 
   private let delegate: SessionDelegate
   private let watchdog = Watchdog()
+  private let heads = HeaderFieldMemo()
   private let queue: OperationQueue
   private let session: URLSession
   private let sessions = Locked(Sessions())
@@ -159,7 +160,8 @@ public final class URLSessionTransport: Transport {
         upload: upload,
         totalDeadline: totalDeadline,
         progress: progress,
-        watchdog: watchdog
+        watchdog: watchdog,
+        heads: heads
       )
       let task: URLSessionTask
       switch upload.body {
