@@ -42,7 +42,9 @@ package final class BodyChannel: Sendable {
     /// The bytes written so far.
     var written = 0
     var end: Result<Void, any Error>?
-    var waiter: CheckedContinuation<Data?, any Error>?
+    /// The waiting reader. Continuations here are unsafe ones (no allocation to check them): each is taken out of
+    /// the state under the lock before it is resumed, so it is resumed exactly once.
+    var waiter: UnsafeContinuation<Data?, any Error>?
     var collector: Collector?
     var paused = false
     var consumerStarted = false
@@ -54,7 +56,7 @@ package final class BodyChannel: Sendable {
   private struct Collector {
     var data: Data
     var limit: Int
-    var continuation: CheckedContinuation<Data, any Error>?
+    var continuation: UnsafeContinuation<Data, any Error>?
   }
 
   private let state = Locked(State())
@@ -104,7 +106,7 @@ package final class BodyChannel: Sendable {
 
   /// Appends received bytes. Nobody is woken until ``flush()`` (or ``finish(_:)``).
   package func write(_ bytes: UnsafeRawBufferPointer) -> WriteResult {
-    var failedCollector: CheckedContinuation<Data, any Error>?
+    var failedCollector: UnsafeContinuation<Data, any Error>?
     var limit = 0
     let result: WriteResult = state.withLock { state in
       if state.cancelled || state.end != nil { return .stop }
@@ -194,7 +196,7 @@ package final class BodyChannel: Sendable {
 
   /// Hands what was written since the last flush to a waiting consumer.
   package func flush() {
-    let wake: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
+    let wake: (UnsafeContinuation<Data?, any Error>, Data)? = state.withLock { state in
       queuePending(&state)
       guard let waiter = state.waiter, let chunk = state.queue.popFirst() else { return nil }
       state.waiter = nil
@@ -219,7 +221,7 @@ package final class BodyChannel: Sendable {
   /// Ends the body: normally with `nil`, or with the error that broke the transfer.
   package func finish(_ error: (any Error)?) {
     flush()
-    let wake: (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, Data) =
+    let wake: (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Data, any Error>?, Data) =
       state.withLock { state in
         guard state.end == nil else { return (nil, nil, Data()) }
         state.end = error.map { .failure($0) } ?? .success(())
@@ -261,7 +263,7 @@ package final class BodyChannel: Sendable {
   private func nextWritten() async throws -> Data? {
     if let ready = takeQueued() { return ready }
     return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
         var demand: (@Sendable () -> Void)?
         let outcome: Result<Data?, any Error>? = state.withLock { state in
           state.consumerStarted = true
@@ -314,7 +316,7 @@ package final class BodyChannel: Sendable {
     if decoding != nil { return try await collectDecoded(upTo: limit) }
     if let ready = try collectEnded(upTo: limit) { return ready }
     return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data, any Error>) in
         var demand: (@Sendable () -> Void)?
         var cancelProducer: (@Sendable () -> Void)?
         let outcome: Result<Data, any Error>? = state.withLock { state in
@@ -401,7 +403,7 @@ package final class BodyChannel: Sendable {
 
   /// Stops the transfer from the consumer's side; a waiting read ends with ``TransportError/Code/cancelled``.
   package func cancel() {
-    let wake: (CheckedContinuation<Data?, any Error>?, CheckedContinuation<Data, any Error>?, (@Sendable () -> Void)?) =
+    let wake: (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Data, any Error>?, (@Sendable () -> Void)?) =
       state.withLock { state in
         guard state.end == nil, !state.cancelled else { return (nil, nil, nil) }
         state.cancelled = true

@@ -21,9 +21,11 @@ final class Exchange: Sendable {
     var exchange: Exchange
   }
 
+  /// Where the exchange is. The waiting caller's continuation is an unsafe one (no allocation to check it): it is
+  /// taken out of the state under the lock before it is resumed, so it is resumed exactly once.
   enum Phase {
     case created
-    case waiting(CheckedContinuation<Hop, any Error>)
+    case waiting(UnsafeContinuation<Hop, any Error>)
     case streaming(BodyChannel)
     case finished
   }
@@ -79,7 +81,7 @@ final class Exchange: Sendable {
   /// Starts the task and waits for the response head.
   func run(_ task: URLSessionTask) async throws -> Hop {
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Hop, any Error>) in
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Hop, any Error>) in
         let failure = state.withLock { state -> TransportError? in
           guard case .created = state.phase else {
             return state.failure ?? TransportError(code: .cancelled, message: "the transfer was cancelled")
@@ -156,7 +158,7 @@ final class Exchange: Sendable {
     let mayRedirect =
       options.redirects.maxRedirects > 0 && Redirects.followed.contains(status)
       && head.head.headerFields[.location] != nil
-    let continuation = state.withLock { state -> CheckedContinuation<Hop, any Error>? in
+    let continuation = state.withLock { state -> UnsafeContinuation<Hop, any Error>? in
       guard case .waiting(let continuation) = state.phase else { return nil }
       state.phase = .streaming(channel)
       state.alive = true

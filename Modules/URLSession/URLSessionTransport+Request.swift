@@ -17,7 +17,9 @@ extension URLSessionTransport {
   /// `Content-Length` and `Transfer-Encoding` are left to the transport, which frames the body it sends.
   static func makeURLRequest(_ request: HTTPRequest, url: URL, upload: Upload) -> URLRequest {
     var urlRequest = URLRequest(url: url)
-    urlRequest.httpMethod = request.method.rawValue
+    if request.method != .get {  // a new URLRequest is a GET; the setter is dearer than a comparison
+      urlRequest.httpMethod = request.method.rawValue
+    }
     urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
     urlRequest.timeoutInterval = backstopTimeout
     urlRequest.httpShouldHandleCookies = false

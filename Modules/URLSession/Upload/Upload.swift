@@ -38,8 +38,8 @@ struct Upload: Sendable {
   var isReplayable: Bool { feed == nil }
 
   /// Removes the temporary file and stops the producer of a streamed body.
-  func cleanUp(_ reason: any Error) {
-    feed?.close(reason)
+  func cleanUp(_ reason: @autoclosure () -> any Error) {
+    feed?.close(reason())
     if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
   }
 
