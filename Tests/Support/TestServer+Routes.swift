@@ -43,6 +43,7 @@ extension Connection {
   /// - `/coding[name]`: plain text labelled with an arbitrary content coding.
   /// - `/drip[chunks, size, delay]`: a known length of the pattern, sent piece by piece, `delay` ms apart.
   /// - `/stall-head`, `/stall-body[size, sent]`: no response, or a head and `sent` bytes, then silence.
+  /// - `/stall-chunked[sent]`: a chunked head and one chunk of `sent` bytes, then silence.
   /// - `/close-mid[size, sent]`, `/close-mid-chunked`, `/close-no-response`: the connection closed early.
   /// - `/redirect[status, to, body]`, `/chain/N` or `/chain[n]`, `/loop`: redirects.
   /// - `/status/N` or `/status[status]`, `/set-cookie`, `/auth`.
@@ -89,6 +90,12 @@ extension Connection {
     case "/stall-body":
       writeHead(200, [("Content-Length", String(size))])
       write(pattern(min(size, query["sent"].flatMap { Int($0) } ?? 10)))
+      waitUntilGone()
+      return false
+    case "/stall-chunked":
+      let sent = query["sent"].flatMap { Int($0) } ?? 10
+      writeHead(200, [("Transfer-Encoding", "chunked")])
+      write(Data("\(String(sent, radix: 16))\r\n".utf8) + pattern(sent) + Data("\r\n".utf8))
       waitUntilGone()
       return false
     case "/close-mid":

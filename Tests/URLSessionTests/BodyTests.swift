@@ -172,6 +172,48 @@ extension URLSessionTransportTests {
       #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
     }
 
+    // A caller collecting a body (`data(for:)`) that never completes: whatever ends the transfer first — a timeout,
+    // the caller's cancellation, the limit — reaches it at once, and the transport keeps serving.
+
+    @Test(.timeLimit(.minutes(1))) func aCollectingCallerGetsTheIdleTimeoutOfABodyThatStops() async throws {
+      let fixture = try Fixture()
+      let error = await transportError {
+        _ = try await fixture.fetch(
+          fixture.request(.get, "/stall-body?size=1000&sent=100"),
+          options: timeouts(idle: .milliseconds(300))
+        )
+      }
+      #expect(error?.code == .idleTimeout)
+      #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aCollectingCallerThatCancelsIsAnsweredAtOnce() async throws {
+      let fixture = try Fixture()
+      let request = fixture.request(.get, "/stall-body?size=1000&sent=100")
+      let fetch = Task { try await fixture.fetch(request) }
+      while fixture.server.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+      try await Task.sleep(for: .milliseconds(100))  // the head and the first bytes are in
+      fetch.cancel()
+      let error = await transportError { _ = try await fetch.value }
+      #expect(error?.code == .cancelled)
+      #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
+    }
+
+    /// A body of unknown length that outgrows the limit fails as soon as it does, not when the server goes quiet.
+    @Test(.timeLimit(.minutes(1))) func aCollectedBodyPastTheLimitFailsBeforeItEnds() async throws {
+      let fixture = try Fixture()
+      let error = await transportError {
+        _ = try await fixture.fetch(
+          fixture.request(.get, "/stall-chunked?sent=5000"),
+          options: timeouts(idle: .seconds(30)),
+          limit: 1000
+        )
+      }
+      #expect(error?.code == .bodyTooLarge)
+      let whole = try await fixture.fetch(fixture.request(.get, "/bytes?size=\(6 << 20)"), limit: 6 << 20)
+      #expect(whole.body == pattern(6 << 20))
+    }
+
     @Test func failingSourceEndsTheTransferAsInvalidRequest() async throws {
       let fixture = try Fixture()
       let source = MemorySource(data: pattern(500_000), announcesLength: false, failAfter: 100_000)
