@@ -9,6 +9,14 @@ struct BodyChannelTests {
     Data(text.utf8).withUnsafeBytes { channel.write($0) }
   }
 
+  /// A channel of unknown length, and whether its consumer has stopped the transfer (its cancel hook ran).
+  private func channelReportingCancel() -> (BodyChannel, Locked<Bool>) {
+    let channel = BodyChannel(expectedLength: nil)
+    let cancelled = Locked(false)
+    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    return (channel, cancelled)
+  }
+
   @Test func streamsChunksInOrderAndBatchesPerFlush() async throws {
     let channel = BodyChannel(expectedLength: nil)
     #expect(write(channel, "a") == .proceed)
@@ -126,9 +134,7 @@ struct BodyChannelTests {
   }
 
   @Test func ownedDataIsCopiedWhenCollectedAndStillHeldToTheLimit() async throws {
-    let channel = BodyChannel(expectedLength: nil)
-    let cancelled = Locked(false)
-    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let (channel, _) = channelReportingCancel()
     let body = ResponseBody(channel: channel)
     let reader = Task { try await body.collect(upTo: 20 << 10) }
     try await Task.sleep(for: .milliseconds(20))
@@ -186,9 +192,7 @@ struct BodyChannelTests {
   }
 
   @Test func collectFailsPastTheLimitAndStopsTheProducer() async throws {
-    let channel = BodyChannel(expectedLength: nil)
-    let cancelled = Locked(false)
-    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let (channel, _) = channelReportingCancel()
     let body = ResponseBody(channel: channel)
     let reader = Task { try await body.collect(upTo: 5) }
     try await Task.sleep(for: .milliseconds(20))
@@ -201,9 +205,7 @@ struct BodyChannelTests {
   }
 
   @Test func collectFailsWhenAlreadyBufferedPastTheLimit() async throws {
-    let channel = BodyChannel(expectedLength: nil)
-    let cancelled = Locked(false)
-    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let (channel, cancelled) = channelReportingCancel()
     _ = write(channel, "0123456789")
     channel.flush()
     await #expect(throws: TransportError.self) { try await ResponseBody(channel: channel).collect(upTo: 4) }
@@ -238,9 +240,7 @@ struct BodyChannelTests {
   }
 
   @Test func droppingTheBodyCancelsTheTransfer() {
-    let channel = BodyChannel(expectedLength: nil)
-    let cancelled = Locked(false)
-    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let (channel, cancelled) = channelReportingCancel()
     do {
       _ = ResponseBody(channel: channel)
     }
@@ -249,9 +249,7 @@ struct BodyChannelTests {
   }
 
   @Test func cancellingTheReadingTaskCancelsTheTransfer() async throws {
-    let channel = BodyChannel(expectedLength: nil)
-    let cancelled = Locked(false)
-    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let (channel, cancelled) = channelReportingCancel()
     let body = ResponseBody(channel: channel)
     let reader = Task { try await body.collect(upTo: 1 << 20) }
     try await Task.sleep(for: .milliseconds(20))
@@ -267,9 +265,7 @@ struct BodyChannelTests {
   @Test func aCancelledReaderGetsNoQueuedChunkAndStopsTheTransfer() async throws {
     // Chunks waiting in the queue are taken without suspending; a cancelled reading task must still get the
     // cancellation, not the chunk, and the producer must hear of it.
-    let channel = BodyChannel(expectedLength: nil)
-    let cancelled = Locked(false)
-    channel.setHandlers(onDemand: {}, onCancel: { cancelled.withLock { $0 = true } })
+    let (channel, cancelled) = channelReportingCancel()
     #expect(channel.write(Data(repeating: 1, count: 8 << 10)) == .proceed)
     channel.flush()
     let gate = Locked<CheckedContinuation<Void, Never>?>(nil)

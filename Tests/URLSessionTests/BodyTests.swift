@@ -175,16 +175,28 @@ extension URLSessionTransportTests {
     // A caller collecting a body (`data(for:)`) that never completes: whatever ends the transfer first — a timeout,
     // the caller's cancellation, the limit — reaches it at once, and the transport keeps serving.
 
-    @Test(.timeLimit(.minutes(1))) func aCollectingCallerGetsTheIdleTimeoutOfABodyThatStops() async throws {
+    /// A body that stops (its length announced, so the idle timeout ends it), and a body of unknown length that
+    /// outgrows the limit and then stops (it fails as soon as it outgrows it, not when the server goes quiet).
+    @Test(
+      .timeLimit(.minutes(1)),
+      arguments: [
+        ("/stall-body?size=1000&sent=100", Duration.milliseconds(300), 256 << 20, TransportError.Code.idleTimeout),
+        ("/stall-chunked?sent=5000", Duration.seconds(30), 1000, TransportError.Code.bodyTooLarge),
+      ]
+    )
+    func aCollectingCallerGetsWhatEndsABodyThatStops(
+      path: String,
+      idle: Duration,
+      limit: Int,
+      code: TransportError.Code
+    ) async throws {
       let fixture = try Fixture()
       let error = await transportError {
-        _ = try await fixture.fetch(
-          fixture.request(.get, "/stall-body?size=1000&sent=100"),
-          options: timeouts(idle: .milliseconds(300))
-        )
+        _ = try await fixture.fetch(fixture.request(.get, path), options: timeouts(idle: idle), limit: limit)
       }
-      #expect(error?.code == .idleTimeout)
-      #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
+      #expect(error?.code == code)
+      let whole = try await fixture.fetch(fixture.request(.get, "/bytes?size=\(6 << 20)"), limit: 6 << 20)
+      #expect(whole.body == pattern(6 << 20))
     }
 
     @Test(.timeLimit(.minutes(1))) func aCollectingCallerThatCancelsIsAnsweredAtOnce() async throws {
@@ -197,21 +209,6 @@ extension URLSessionTransportTests {
       let error = await transportError { _ = try await fetch.value }
       #expect(error?.code == .cancelled)
       #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
-    }
-
-    /// A body of unknown length that outgrows the limit fails as soon as it does, not when the server goes quiet.
-    @Test(.timeLimit(.minutes(1))) func aCollectedBodyPastTheLimitFailsBeforeItEnds() async throws {
-      let fixture = try Fixture()
-      let error = await transportError {
-        _ = try await fixture.fetch(
-          fixture.request(.get, "/stall-chunked?sent=5000"),
-          options: timeouts(idle: .seconds(30)),
-          limit: 1000
-        )
-      }
-      #expect(error?.code == .bodyTooLarge)
-      let whole = try await fixture.fetch(fixture.request(.get, "/bytes?size=\(6 << 20)"), limit: 6 << 20)
-      #expect(whole.body == pattern(6 << 20))
     }
 
     @Test func failingSourceEndsTheTransferAsInvalidRequest() async throws {
