@@ -45,11 +45,22 @@ public final class Promise<Value: Sendable>: Sendable {
   /// Called once when the promise is cancelled.
   @usableFromInline typealias CancelHandler = @Sendable (inout Worklist) -> Void
 
+  /// An observer as ``Callbacks`` keeps it: wrapped, so that it is stored in its own calling convention.
+  @usableFromInline struct Observation: Sendable {
+    @usableFromInline let call: Observer
+    @inlinable init(_ call: @escaping Observer) { self.call = call }
+  }
+  /// A cancel hook as ``Callbacks`` keeps it; see ``Observation``.
+  @usableFromInline struct CancelHook: Sendable {
+    @usableFromInline let call: CancelHandler
+    @inlinable init(_ call: @escaping CancelHandler) { self.call = call }
+  }
+
   @usableFromInline struct Storage {
     @usableFromInline var state: State
     @usableFromInline var cancelled = false
-    @usableFromInline var observers = Callbacks<Observer>()
-    @usableFromInline var cancelHandlers = Callbacks<CancelHandler>()
+    @usableFromInline var observers = Callbacks<Observation>()
+    @usableFromInline var cancelHandlers = Callbacks<CancelHook>()
 
     @inlinable init(state: State) {
       self.state = state
@@ -171,30 +182,49 @@ public final class Promise<Value: Sendable>: Sendable {
     withLock(lock, handoff: handoff) { _ in body(&storage) }
   }
 
-  /// Settles the promise unless it is already settled; queues the observers (and, when cancelling, the cancel
-  /// hooks) on `work`. Returns whether this call settled the promise.
+  /// Settles the promise unless it is already settled; queues the cancel hooks (when cancelling) and then the
+  /// observers on `work`. Returns whether this call settled the promise.
+  ///
+  /// The observers stay in the storage until their turn comes (``notifyObservers(into:)``): the queued job captures
+  /// the promise alone, which needs no allocation, where a job per observer capturing it and the outcome needed one
+  /// each. Observers added after settlement never join that list (they are queued at once), so it is final here.
   @inlinable @discardableResult
   func settle(_ result: Result<Value, any Error>, cancelling: Bool = false, into work: inout Worklist) -> Bool {
-    let taken: (observers: Callbacks<Observer>, handlers: Callbacks<CancelHandler>)? = locked { storage in
+    let taken: (handlers: Callbacks<CancelHook>, observed: Bool)? = locked { storage in
       guard case .pending = storage.state else { return nil }
       switch result {
       case .success(let value): storage.state = .resolved(value)
       case .failure(let error): storage.state = .rejected(error)
       }
       storage.cancelled = cancelling
-      let taken = (storage.observers, cancelling ? storage.cancelHandlers : Callbacks())
-      storage.observers = Callbacks()
+      let handlers = cancelling ? storage.cancelHandlers : Callbacks()
       storage.cancelHandlers = Callbacks()
-      return taken
+      return (handlers, !storage.observers.isEmpty)
     }
     guard let taken else { return false }
     for handler in taken.handlers {
-      work.append(handler)
+      work.append(handler.call)
     }
-    for observer in taken.observers {
-      work.append { work in observer(result, &work) }
+    if taken.observed {
+      work.append { [self] work in notifyObservers(into: &work) }
     }
     return true
+  }
+
+  /// Runs the observers the promise had when it was settled, with its outcome.
+  @inlinable func notifyObservers(into work: inout Worklist) {
+    let (observers, result) = locked { storage -> (Callbacks<Observation>, Result<Value, any Error>) in
+      let observers = storage.observers
+      storage.observers = Callbacks()
+      switch storage.state {
+      case .resolved(let value): return (observers, .success(value))
+      case .rejected(let error): return (observers, .failure(error))
+      case .pending: preconditionFailure("observers notified before the promise settled")
+      }
+    }
+    for observer in observers {
+      observer.call(result, &work)
+    }
   }
 
   /// Cancels the promise, queueing the resulting work on `work`.
@@ -207,7 +237,7 @@ public final class Promise<Value: Sendable>: Sendable {
     let settled: Result<Value, any Error>? = locked { storage in
       switch storage.state {
       case .pending:
-        storage.observers.append(observer)
+        storage.observers.append(Observation(observer))
         return nil
       case .resolved(let value):
         return .success(value)
@@ -237,7 +267,7 @@ public final class Promise<Value: Sendable>: Sendable {
   @inlinable func addCancelHandler(_ handler: @escaping CancelHandler, into work: inout Worklist) {
     let runNow = locked { storage in
       guard case .pending = storage.state else { return storage.cancelled }
-      storage.cancelHandlers.append(handler)
+      storage.cancelHandlers.append(CancelHook(handler))
       return false
     }
     if runNow {

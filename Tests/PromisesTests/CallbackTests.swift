@@ -92,6 +92,25 @@ struct CallbackTests {
     #expect(order.values == Array(0..<20))
   }
 
+  @Test func aSettledPromisesObserversAllRunBeforeThoseOfThePromisesTheySettle() {
+    let promise = Promise<Int>()
+    let order = Recorder<String>()
+    let first = promise.then { value -> Int in
+      order.append("then 1")
+      return value + 1
+    }
+    promise.done { _ in order.append("done") }
+    let second = promise.then { value -> Int in
+      order.append("then 2")
+      return value + 2
+    }
+    first.done { order.append("first \($0)") }
+    second.done { order.append("second \($0)") }
+    promise.always { _ in order.append("always") }
+    promise.resolve(10)
+    #expect(order.values == ["then 1", "done", "then 2", "always", "first 11", "second 12"])
+  }
+
   @Test func callbackMayUseItsPromise() {
     let promise = Promise<Int>()
     let seen = Recorder<Int?>()
