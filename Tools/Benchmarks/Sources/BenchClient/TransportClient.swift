@@ -9,6 +9,8 @@ struct TransportClient: Client {
   let authority: String
   let close: @Sendable () -> Void
   var taskExecutor: (any TaskExecutor)? = nil
+  /// The header fields of every request: none, or the facade's defaults with `--request-fields facade`.
+  var fields = HTTPFields()
 
   /// A CurlTransport whose connection limits fit the workload's concurrency; with `onLoop` (the `-loop` contenders),
   /// the workload runs on the transport's loop thread (`CurlTransport.taskExecutor`).
@@ -21,14 +23,20 @@ struct TransportClient: Client {
       transport: transport,
       authority: options.authority,
       close: { transport.shutdown() },
-      taskExecutor: onLoop ? transport.taskExecutor : nil
+      taskExecutor: onLoop ? transport.taskExecutor : nil,
+      fields: options.sendsFacadeFields ? DefaultHeaders.fields : HTTPFields()
     )
   }
 
   /// A URLSessionTransport whose session allows as many connections as the workload keeps in flight.
   static func urlSession(_ options: Options) -> TransportClient {
     let transport = URLSessionTransport(configuration: URLSessionClient.configuration(options))
-    return TransportClient(transport: transport, authority: options.authority, close: { transport.shutdown() })
+    return TransportClient(
+      transport: transport,
+      authority: options.authority,
+      close: { transport.shutdown() },
+      fields: options.sendsFacadeFields ? DefaultHeaders.fields : HTTPFields()
+    )
   }
 
   /// A MockTransport answering GET `/100b.bin` with 100 bytes and GET `/1k.json` with ``Board/sample``: no network
@@ -46,7 +54,7 @@ struct TransportClient: Client {
   }
 
   private func head(_ method: HTTPRequest.Method, _ path: String) -> HTTPRequest {
-    HTTPRequest(method: method, scheme: "http", authority: authority, path: path)
+    HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields)
   }
 
   /// GET with the body collected; the status must be 200.

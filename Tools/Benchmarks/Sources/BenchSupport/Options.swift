@@ -4,7 +4,7 @@ import Foundation
 package struct Options: Sendable {
   package static let usage = """
     usage: bench-client <contender> <workload> --base URL [--requests N] [--concurrency N] [--bytes N] \
-    [--file PATH] [--out PATH] [--max-seconds S]
+    [--file PATH] [--out PATH] [--max-seconds S] [--request-fields facade]
     """
 
   package var contender: String
@@ -19,6 +19,10 @@ package struct Options: Sendable {
   package var out: String?
   /// A GET workload stops starting requests after this long; its rate is then over the requests done.
   package var maxSeconds: Double?
+  /// With `true` (`--request-fields facade`), the direct-transport contenders send the facade's default header fields
+  /// (`DefaultHeaders.fields`) with every request, so that they put the same bytes on the wire as the `facade-`
+  /// contenders and a comparison by hand measures the facade's own work alone. Off in `make bench`.
+  package var sendsFacadeFields = false
 
   package init(_ arguments: [String]) throws(UsageError) {
     guard arguments.count >= 2 else { throw UsageError("missing <contender> <workload>") }
@@ -36,6 +40,9 @@ package struct Options: Sendable {
       case "--file": file = value
       case "--out": out = value
       case "--max-seconds": maxSeconds = Double(value).flatMap { $0 > 0 ? $0 : nil }
+      case "--request-fields":
+        guard value == "facade" || value == "none" else { throw UsageError("--request-fields is facade or none") }
+        sendsFacadeFields = value == "facade"
       default: throw UsageError("unknown option \(arguments[index])")
       }
       index += 2
