@@ -25,7 +25,7 @@ extension Promise where Value == Response {
   ///   fails.
   @discardableResult
   public func validate() -> NetworkPromise {
-    serializing { try $0.validate() }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.validate() } }
   }
 
   /// Checks that the status code is one of `statusCodes`.
@@ -62,14 +62,14 @@ extension Promise where Value == Response {
   /// - Returns: A promise of the same response, rejected with whatever the validator throws.
   @discardableResult
   public func validate(using validator: some Validating) -> NetworkPromise {
-    serializing { try $0.validate(using: validator) }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.validate(using: validator) } }
   }
 
   /// The body as it is.
   /// - Returns: A promise of the response's bytes.
   @discardableResult
   public func toData() -> Promise<Data> {
-    serializing { $0.toData() }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { $0.toData() } }
   }
 
   /// The body as text, decoded with the response's charset (UTF-8 when it names none) or `encoding`.
@@ -77,7 +77,7 @@ extension Promise where Value == Response {
   /// - Returns: A promise of the text, rejected with `NetworkError` code `stringDecodingFailed` or `emptyResponse`.
   @discardableResult
   public func toString(encoding: String.Encoding? = nil) -> Promise<String> {
-    serializing { try $0.toString(encoding: encoding) }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.toString(encoding: encoding) } }
   }
 
   /// The body as a JSON array: objects `[String: any Sendable]`, arrays `[any Sendable]`, integers `Int`, other
@@ -86,7 +86,7 @@ extension Promise where Value == Response {
   ///   `unexpectedJSONShape` or `emptyResponse`.
   @discardableResult
   public func toJsonArray() -> Promise<[any Sendable]> {
-    serializing { try $0.toJsonArray() }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.toJsonArray() } }
   }
 
   /// The body as a JSON object, with the value types of ``toJsonArray()``.
@@ -97,7 +97,7 @@ extension Promise where Value == Response {
   /// - Returns: A promise of the dictionary, rejected like ``toJsonArray()``.
   @discardableResult
   public func toJsonDictionary() -> Promise<[String: any Sendable]> {
-    serializing { try $0.toJsonDictionary() }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.toJsonDictionary() } }
   }
 
   /// The body decoded as `type`.
@@ -114,18 +114,24 @@ extension Promise where Value == Response {
     using type: T.Type = T.self,
     decoder: JSONDecoder = JSONDecoder()
   ) -> Promise<T> {
-    serializing { try $0.decode(type, decoder: decoder) }
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.decode(type, decoder: decoder) } }
   }
 
-  /// Maps the response; a failure is logged with the request and rejects the returned promise.
-  @inlinable func serializing<T: Sendable>(_ transform: @escaping @Sendable (Response) throws -> T) -> Promise<T> {
-    then { response in
-      do {
-        return try transform(response)
-      } catch {
-        Self.logFailure(error, of: response)
-        throw error
-      }
+  /// Runs `transform` on the response of `result`; a failure is logged with the request and rethrown.
+  ///
+  /// Each helper derives its promise with a step that calls this, rather than handing its conversion to `then` as a
+  /// value: `then` wrapped it in a closure of its own, and a helper of this kind in another, an allocation each per
+  /// promise.
+  @inlinable @inline(__always) static func serialize<T: Sendable>(
+    _ result: Result<Response, any Error>,
+    _ transform: (Response) throws -> T
+  ) throws -> Derivation<T> {
+    let response = try result.get()
+    do {
+      return .result(.success(try transform(response)))
+    } catch {
+      logFailure(error, of: response)
+      throw error
     }
   }
 

@@ -212,11 +212,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// Keeps `promise` and its `task` in ``flights`` until the promise settles, so ``cancelAllRequests()`` reaches them.
   @inline(__always) func track<Value: Sendable>(_ promise: Promise<Value>, task: Task<Void, Never>) {
-    let flight = Flight {
-      promise.reject(NetworkError.cancelled())
-      task.cancel()
-    }
-    let key = flights.withLock { $0.insert(flight) }
+    let key = flights.withLock { $0.insert(Flight(promise: promise, task: task)) }
     promise.onCancel { task.cancel() }
     promise.always { [flights] _ in
       flights.withLock { $0.remove(key) }
@@ -334,10 +330,31 @@ struct NetworkingSettings: Sendable {
   var tokenRefresh: TokenRefreshMiddleware?
 }
 
-/// Something of a networking's that has not finished (a request or a replay), and how to stop it.
+/// Something of a networking's that has not finished (a request or a replay): its promise and the task settling it.
+///
+/// The promise is kept as an existential, not in a closure that captures it with the task: that closure's context
+/// was an allocation per request.
 struct NetworkingFlight: Sendable {
-  /// Rejects its promise with `NetworkError` code `cancelled` and cancels its task.
-  let cancel: @Sendable () -> Void
+  let promise: any CancellableAsNetworkError
+  let task: Task<Void, Never>
+
+  /// Rejects the promise with `NetworkError` code `cancelled` and cancels the task.
+  func cancel() {
+    promise.rejectAsCancelled()
+    task.cancel()
+  }
+}
+
+/// A promise that ``NetworkingFlight`` can reject as cancelled, whatever its value.
+protocol CancellableAsNetworkError: AnyObject, Sendable {
+  /// Rejects the promise with `NetworkError` code `cancelled`, unless it is settled.
+  func rejectAsCancelled()
+}
+
+extension Promise: CancellableAsNetworkError {
+  func rejectAsCancelled() {
+    reject(NetworkError.cancelled())
+  }
 }
 
 /// The unfinished work of a networking, in numbered slots: adding and removing one is an array store, with no

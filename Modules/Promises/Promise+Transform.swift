@@ -1,38 +1,55 @@
 public import Dispatch
 
 /// What a transform hands to a derived promise: an outcome, or another promise to follow.
-@usableFromInline enum Derivation<Value: Sendable> {
+@usableFromInline package enum Derivation<Value: Sendable> {
   case result(Result<Value, any Error>)
   case follow(Promise<Value>)
+}
+
+/// The outcomes of a promise that its derived promise takes without the user's transform running on its queue.
+@usableFromInline package enum PassThrough: Sendable {
+  /// A rejection settles the derived promise with the same error (`then`, `asVoid()`).
+  case failures
+  /// A resolved value is handed to the transform at once, on the settling thread, whatever its queue: the transform
+  /// passes it on (`recover`).
+  case successes
 }
 
 extension Promise {
   /// Makes a promise derived from this one.
   ///
-  /// - `passThrough` decides, without user code, the outcomes that skip the transform (`nil`: run it).
+  /// - `passThrough` names the outcomes that skip the user's code (or its queue).
   /// - `transform` is the user's code; it runs on `queue` when one is given, inline otherwise.
   ///
   /// Cancelling the derived promise cancels this one (cancellation travels upstream) and, once the transform
   /// returned a promise, that promise too.
-  @inlinable func derive<U: Sendable>(
+  ///
+  /// `passThrough` is a value rather than a function: a closure handed to this generic method from code that knows
+  /// `Value` is adapted to its generic form by a thunk, which costs an allocation per derived promise.
+  @inlinable @inline(__always) package func derive<U: Sendable>(
     on queue: DispatchQueue?,
-    passThrough: @escaping @Sendable (Result<Value, any Error>) -> Result<U, any Error>?,
+    passThrough: PassThrough,
     transform: @escaping @Sendable (Result<Value, any Error>) throws -> Derivation<U>
   ) -> Promise<U> {
     let child = Promise<U>()
     var work = Worklist()
     child.addCancelHandler({ [self] work in cancel(into: &work) }, into: &work)
     observe(into: &work) { result, work in
-      if let direct = passThrough(result) {
-        child.settle(direct, into: &work)
-      } else if let queue {
-        queue.async {
-          var work = Worklist()
-          child.run(transform, with: result, into: &work)
-          work.drain()
-        }
-      } else {
+      switch (passThrough, result) {
+      case (.failures, .failure(let error)):
+        child.settle(.failure(error), into: &work)
+      case (.successes, .success):
         child.run(transform, with: result, into: &work)
+      default:
+        if let queue {
+          queue.async {
+            var work = Worklist()
+            child.run(transform, with: result, into: &work)
+            work.drain()
+          }
+        } else {
+          child.run(transform, with: result, into: &work)
+        }
       }
     }
     work.drain()
@@ -83,7 +100,7 @@ extension Promise {
   ) -> Promise<U> {
     derive(
       on: queue,
-      passThrough: { Self.failureOnly($0) },
+      passThrough: .failures,
       transform: { result in .result(.success(try transform(result.get()))) }
     )
   }
@@ -105,7 +122,7 @@ extension Promise {
   ) -> Promise<U> {
     derive(
       on: queue,
-      passThrough: { Self.failureOnly($0) },
+      passThrough: .failures,
       transform: { result in .follow(try transform(result.get())) }
     )
   }
@@ -128,7 +145,7 @@ extension Promise {
   ) -> Promise<Value> {
     derive(
       on: queue,
-      passThrough: { Self.successOnly($0) },
+      passThrough: .successes,
       transform: { result in
         guard case .failure(let error) = result else { return .result(result) }
         return .result(.success(try transform(error)))
@@ -154,7 +171,7 @@ extension Promise {
   ) -> Promise<Value> {
     derive(
       on: queue,
-      passThrough: { Self.successOnly($0) },
+      passThrough: .successes,
       transform: { result in
         guard case .failure(let error) = result else { return .result(result) }
         return .follow(try transform(error))
@@ -170,17 +187,7 @@ extension Promise {
   /// - Returns: A promise resolved with `()` when this one resolves, rejected with its error otherwise. Cancelling it
   ///   cancels this promise.
   @inlinable public func asVoid() -> Promise<Void> {
-    derive(on: nil, passThrough: { result in result.map { _ in () } }, transform: { _ in .result(.success(())) })
-  }
-
-  @inlinable static func failureOnly<U>(_ result: Result<Value, any Error>) -> Result<U, any Error>? {
-    guard case .failure(let error) = result else { return nil }
-    return .failure(error)
-  }
-
-  @inlinable static func successOnly(_ result: Result<Value, any Error>) -> Result<Value, any Error>? {
-    guard case .success = result else { return nil }
-    return result
+    derive(on: nil, passThrough: .failures, transform: { _ in .result(.success(())) })
   }
 }
 

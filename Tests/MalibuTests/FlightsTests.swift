@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import Malibu
@@ -6,10 +5,29 @@ import Testing
 /// `NetworkingFlights`, the slots `cancelAllRequests()` reaches unfinished work through.
 @Suite("Networking flights")
 struct FlightsTests {
-  /// A flight that counts how often it is cancelled.
+  /// A flight's promise and task, and whether the flight was cancelled: the promise rejected with `NetworkError`
+  /// code `cancelled` and the task cancelled.
   final class Counted: Sendable {
-    let cancels = Atomic<Int>(0)
-    var flight: NetworkingFlight { NetworkingFlight { [self] in cancels.add(1, ordering: .relaxed) } }
+    let promise = Promise<Int>()
+    let task = Task<Void, Never> { try? await Task.sleep(for: .seconds(3600)) }
+    var flight: NetworkingFlight { NetworkingFlight(promise: promise, task: task) }
+
+    /// 1 when the flight was cancelled, 0 when neither its promise nor its task was touched; `nil` for half of it.
+    var cancels: Int? {
+      let rejected: Bool
+      if case .rejected(let error) = promise.state {
+        rejected = (error as? NetworkError)?.code == .cancelled
+      } else {
+        rejected = false
+      }
+      switch (rejected, task.isCancelled) {
+      case (true, true): return 1
+      case (false, false): return 0
+      default: return nil
+      }
+    }
+
+    deinit { task.cancel() }
   }
 
   @Test func aLateRemovalLeavesTheFlightThatReusedTheSlotAlone() {
@@ -23,8 +41,8 @@ struct FlightsTests {
     let active = flights.removeAll()
     #expect(active.count == 1)
     for flight in active { flight.cancel() }
-    #expect(first.cancels.load(ordering: .relaxed) == 0)
-    #expect(second.cancels.load(ordering: .relaxed) == 1)
+    #expect(first.cancels == 0)
+    #expect(second.cancels == 1)
     flights.remove(secondKey)  // after removeAll: nothing left to remove, nothing breaks
     #expect(flights.removeAll().isEmpty)
   }
@@ -39,7 +57,7 @@ struct FlightsTests {
     let active = flights.removeAll()
     #expect(active.count == 8)
     for flight in active { flight.cancel() }
-    let cancelled = (counted + refill).map { $0.cancels.load(ordering: .relaxed) }
+    let cancelled = (counted + refill).map(\.cancels)
     #expect(cancelled == [0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1])
     // A removed key of a flight handed out by removeAll() changes nothing.
     for key in keys { flights.remove(key) }

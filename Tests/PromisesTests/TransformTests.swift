@@ -101,6 +101,43 @@ struct TransformTests {
     #expect(Promise<Int>(error: TestError(code: 1)).asVoid().rejectedError as? TestError == TestError(code: 1))
   }
 
+  /// An outcome a transform does not take passes on at once, on the settling thread, without waiting for the
+  /// transform's queue: here a queue that is suspended, so anything sent to it would stay pending.
+  @Test func anOutcomeTheTransformDoesNotTakeSkipsItsQueue() {
+    let queue = DispatchQueue(label: "suspended")
+    queue.suspend()
+    defer { queue.resume() }
+    let calls = Counter()
+    let rejected = Promise<Int>()
+    let resolved = Promise<Int>()
+    let then = rejected.then(on: queue) { value -> Int in
+      calls.increment()
+      return value
+    }
+    let thenPromise = rejected.then(on: queue) { value -> Promise<Int> in
+      calls.increment()
+      return Promise(value: value)
+    }
+    let recover = resolved.recover(on: queue) { _ -> Int in
+      calls.increment()
+      return 0
+    }
+    let recoverPromise = resolved.recover(on: queue) { _ -> Promise<Int> in
+      calls.increment()
+      return Promise(value: 0)
+    }
+    rejected.reject(TestError(code: 5))
+    resolved.resolve(7)
+    #expect(then.rejectedError as? TestError == TestError(code: 5))
+    #expect(thenPromise.rejectedError as? TestError == TestError(code: 5))
+    #expect(recover.resolvedValue == 7)
+    #expect(recoverPromise.resolvedValue == 7)
+    #expect(calls.value == 0)
+    // The outcomes the transforms do take wait for the queue.
+    let waiting = Promise(value: 1).then(on: queue) { $0 + 1 }
+    #expect(waiting.isPending)
+  }
+
   @Test func longChainDoesNotOverflowTheStack() {
     let root = Promise<Int>()
     var end = root
