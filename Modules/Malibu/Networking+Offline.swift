@@ -38,6 +38,7 @@ extension Networking {
     let promise = Promise<[ReplayOutcome]>()
     let turns = ReplayTurns.limiter(for: offlineStore)
     let ticket = turns.reserve()
+    let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
       do {
         try await turns.wait(for: ticket)
@@ -46,8 +47,9 @@ extension Networking {
       } catch {
         promise.reject(error is CancellationError ? NetworkError.cancelled() : error)
       }
+      land(key)
     }
-    track(promise, task: task)
+    track(promise, task: task, under: key)
     return promise
   }
 

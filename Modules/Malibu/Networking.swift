@@ -173,15 +173,20 @@ public final class Networking<R: RequestConvertible>: Sendable {
     // thread hop per request; elsewhere it starts as a plain `Task`.
     // A caller running on the transport's own thread (`Transport.taskExecutor`) keeps it for the request too.
     let executor = inheritedExecutor()
+    let key = flights.withLock { $0.reserve() }
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       task = Task.immediate(executorPreference: executor) { [self] in
         await run(endpoint, ticket: ticket, settling: promise)
+        land(key)
       }
     } else {
-      task = Task(executorPreference: executor) { [self] in await run(endpoint, ticket: ticket, settling: promise) }
+      task = Task(executorPreference: executor) { [self] in
+        await run(endpoint, ticket: ticket, settling: promise)
+        land(key)
+      }
     }
-    track(promise, task: task)
+    track(promise, task: task, under: key)
     return promise
   }
 
@@ -210,13 +215,24 @@ public final class Networking<R: RequestConvertible>: Sendable {
     for flight in active { flight.cancel() }
   }
 
-  /// Keeps `promise` and its `task` in ``flights`` until the promise settles, so ``cancelAllRequests()`` reaches them.
-  @inline(__always) func track<Value: Sendable>(_ promise: Promise<Value>, task: Task<Void, Never>) {
-    let key = flights.withLock { $0.insert(Flight(promise: promise, task: task)) }
+  /// Keeps `promise` and its `task` in ``flights`` under `key` until the task lands (``land(_:)``), so
+  /// ``cancelAllRequests()`` reaches them; cancelling the promise cancels the task.
+  ///
+  /// The slot is reserved before the task starts and the task clears it as its last step, which needs no observer on
+  /// the promise (an `always` hook cost two allocations per request). A task that landed before this call, as a
+  /// request answered at once by a mock does, leaves a slot this call finds gone.
+  @inline(__always) func track<Value: Sendable>(
+    _ promise: Promise<Value>,
+    task: Task<Void, Never>,
+    under key: Flights.Key
+  ) {
+    flights.withLock { $0.fill(key, with: Flight(promise: promise, task: task)) }
     promise.onCancel { task.cancel() }
-    promise.always { [flights] _ in
-      flights.withLock { $0.remove(key) }
-    }
+  }
+
+  /// Lets go of the flight under `key`: the last step of its task.
+  func land(_ key: Flights.Key) {
+    flights.withLock { $0.remove(key) }
   }
 
   /// One request, from the endpoint to the response.
@@ -367,21 +383,28 @@ struct NetworkingFlights: Sendable {
   }
 
   private var nextID: UInt64 = 0
-  private var slots: [(id: UInt64, flight: NetworkingFlight)?] = []
+  /// A slot holds its ID and, once filled, its flight.
+  private var slots: [(id: UInt64, flight: NetworkingFlight?)?] = []
   private var freeSlots: [Int] = []
 
-  /// Keeps `flight` until it is removed.
-  mutating func insert(_ flight: NetworkingFlight) -> Key {
+  /// Takes a slot for a flight to come (see ``fill(_:with:)``); it is empty until then.
+  mutating func reserve() -> Key {
     nextID &+= 1
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
-      slots[slot] = (nextID, flight)
+      slots[slot] = (nextID, nil)
     } else {
       slot = slots.count
-      slots.append((nextID, flight))
+      slots.append((nextID, nil))
     }
     return Key(slot: slot, id: nextID)
+  }
+
+  /// Puts `flight` in the slot of `key`, unless that slot was let go of since it was reserved.
+  mutating func fill(_ key: Key, with flight: NetworkingFlight) {
+    guard key.slot < slots.count, slots[key.slot]?.id == key.id else { return }
+    slots[key.slot] = (key.id, flight)
   }
 
   /// Lets go of the flight kept under `key`, unless it is gone already.
@@ -397,6 +420,6 @@ struct NetworkingFlights: Sendable {
       slots.removeAll()
       freeSlots.removeAll()
     }
-    return slots.compactMap { $0?.flight }
+    return slots.compactMap { $0?.flight }  // a slot reserved and not filled yet holds none
   }
 }

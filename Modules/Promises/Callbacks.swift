@@ -1,7 +1,7 @@
 /// The observers or cancel hooks of one promise, in the order they were added. The first two are kept inline: most
 /// promises get one or two observers and at most one hook, so the common case allocates no array.
 ///
-/// Elements are structs wrapping a closure (``Promise/Observation``, ``Promise/CancelHook``), never bare closures: a
+/// Elements are values wrapping a closure (``Promise/Observation``, ``Promise/CancelHook``), never bare closures: a
 /// closure stored as a generic `Element` is kept in the most general calling convention, so storing it and taking it
 /// out again each allocated a reabstraction thunk.
 @usableFromInline struct Callbacks<Element>: Sequence {

@@ -51,9 +51,23 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable init(_ call: @escaping Observer) { self.call = call }
   }
   /// A cancel hook as ``Callbacks`` keeps it; see ``Observation``.
-  @usableFromInline struct CancelHook: Sendable {
-    @usableFromInline let call: CancelHandler
-    @inlinable init(_ call: @escaping CancelHandler) { self.call = call }
+  ///
+  /// A hook from ``onCancel(_:)`` is kept as it is given rather than wrapped in a ``CancelHandler``: the wrapping
+  /// closure's context was an allocation per hook, where the hook itself (say `{ task.cancel() }`, one reference)
+  /// often needs none. It is wrapped only when it runs.
+  @usableFromInline enum CancelHook: Sendable {
+    /// The library's own hook, which may queue follow-up work (cancelling upstream promises).
+    case chained(CancelHandler)
+    /// A user's hook.
+    case plain(@Sendable () -> Void)
+
+    /// The hook as a job for the worklist.
+    @inlinable var job: Worklist.Job {
+      switch self {
+      case .chained(let handler): return handler
+      case .plain(let handler): return { _ in handler() }
+      }
+    }
   }
 
   @usableFromInline struct Storage {
@@ -172,7 +186,7 @@ public final class Promise<Value: Sendable>: Sendable {
   /// - Parameter handler: The code that aborts the work behind the promise.
   @inlinable public func onCancel(_ handler: @escaping @Sendable () -> Void) {
     var work = Worklist()
-    addCancelHandler({ _ in handler() }, into: &work)
+    addCancelHook(.plain(handler), into: &work)
     work.drain()
   }
 
@@ -203,7 +217,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
     guard let taken else { return false }
     for handler in taken.handlers {
-      work.append(handler.call)
+      work.append(handler.job)
     }
     if taken.observed {
       work.append { [self] work in notifyObservers(into: &work) }
@@ -265,13 +279,18 @@ public final class Promise<Value: Sendable>: Sendable {
 
   /// Adds a cancel hook: kept while pending, queued at once if already cancelled, dropped otherwise.
   @inlinable func addCancelHandler(_ handler: @escaping CancelHandler, into work: inout Worklist) {
+    addCancelHook(.chained(handler), into: &work)
+  }
+
+  /// Adds `hook`: kept while pending, queued at once if already cancelled, dropped otherwise.
+  @inlinable func addCancelHook(_ hook: CancelHook, into work: inout Worklist) {
     let runNow = locked { storage in
       guard case .pending = storage.state else { return storage.cancelled }
-      storage.cancelHandlers.append(CancelHook(handler))
+      storage.cancelHandlers.append(hook)
       return false
     }
     if runNow {
-      work.append(handler)
+      work.append(hook.job)
     }
   }
 }

@@ -47,6 +47,28 @@ struct FlightsTests {
     #expect(flights.removeAll().isEmpty)
   }
 
+  /// A request answered before its flight is filled in (a mock with no delay lands its task before `request(_:)`
+  /// returns): the slot it let go of stays empty, and a slot reserved and not filled yet is not a flight.
+  @Test func aSlotLetGoOfBeforeItIsFilledStaysEmpty() {
+    var flights = NetworkingFlights()
+    let landed = Counted()
+    let reserved = Counted()
+    let landedKey = flights.reserve()
+    flights.remove(landedKey)  // the task landed first
+    let reservedKey = flights.reserve()  // another request takes the freed slot
+    flights.fill(landedKey, with: landed.flight)  // late: must not take the other request's slot
+    #expect(flights.removeAll().isEmpty)  // the other request's slot is reserved, not filled
+    flights.fill(reservedKey, with: reserved.flight)  // after removeAll: gone too
+    #expect(flights.removeAll().isEmpty)
+    let kept = flights.reserve()
+    flights.fill(kept, with: reserved.flight)
+    let active = flights.removeAll()
+    #expect(active.count == 1)
+    for flight in active { flight.cancel() }
+    #expect(landed.cancels == 0)
+    #expect(reserved.cancels == 1)
+  }
+
   @Test func slotsAreReusedAndEveryFlightStillInIsReturned() {
     var flights = NetworkingFlights()
     let counted = (0..<8).map { _ in Counted() }
@@ -62,5 +84,14 @@ struct FlightsTests {
     // A removed key of a flight handed out by removeAll() changes nothing.
     for key in keys { flights.remove(key) }
     #expect(flights.removeAll().isEmpty)
+  }
+}
+
+extension NetworkingFlights {
+  /// Reserves a slot and fills it at once, as a request whose task has not landed yet.
+  fileprivate mutating func insert(_ flight: NetworkingFlight) -> Key {
+    let key = reserve()
+    fill(key, with: flight)
+    return key
   }
 }
