@@ -33,7 +33,9 @@ extension Promise {
       return try await withTaskCancellationHandler {
         // Unsafe is safe here: an observer runs exactly once, so the continuation is resumed exactly once.
         try await withUnsafeThrowingContinuation { continuation in
-          observe(on: nil) { result in continuation.resume(with: result) }
+          var work = Worklist()
+          observe(into: &work) { result, _ in continuation.resume(with: result) }
+          work.drain()
         }
       } onCancel: {
         cancel()
