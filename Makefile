@@ -87,6 +87,9 @@ bench-build: setup
 	@# The nested package's build plan does not notice files added to or removed from the root package (a path
 	@# dependency): drop the plan so it is made again (the compiled objects are kept).
 	@rm -f $(BENCH_PACKAGE)/.build/release.yaml
+	@# Nor does it always recompile its own targets when only @inlinable code they inline from Malibu changed
+	@# (bench-client's objects were seen left at a build 90 minutes old): compile them afresh, and the ordo-one suite's.
+	@rm -rf $(BENCH_PACKAGE)/.build/release/bench_client.build $(BENCH_PACKAGE)/.build/release/MalibuBenchmarks.build
 	gcc -O2 -Wall -Wextra -o $(BENCH_WORK)/bench-c $(BENCH_PACKAGE)/C/bench_c.c $$(pkg-config --cflags --libs libcurl zlib)
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
