@@ -177,13 +177,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       task = Task.immediate(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise)
-        land(key)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key)
       }
     } else {
       task = Task(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise)
-        land(key)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key)
       }
     }
     track(promise, task: task, under: key)
@@ -198,8 +196,14 @@ public final class Networking<R: RequestConvertible>: Sendable {
     return preferred == executor.asUnownedTaskExecutor() ? executor : nil
   }
 
-  /// Performs one request and settles its promise with the response or the error.
-  private func run(_ endpoint: R, ticket: RequestLimiter.Ticket, settling promise: NetworkPromise) async {
+  /// Performs one request and settles its promise with the response or the error; then lets go of its flight.
+  private func run(
+    _ endpoint: R,
+    ticket: RequestLimiter.Ticket,
+    settling promise: NetworkPromise,
+    flight key: Flights.Key
+  ) async {
+    defer { land(key) }
     do {
       promise.resolve(try await perform(endpoint, ticket: ticket))
     } catch {
