@@ -93,6 +93,7 @@ bench-build: setup
 	gcc -O2 -Wall -Wextra -o $(BENCH_WORK)/bench-c $(BENCH_PACKAGE)/C/bench_c.c $$(pkg-config --cflags --libs libcurl zlib)
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-floor
 
 clean:
 	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build

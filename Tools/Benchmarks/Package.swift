@@ -54,6 +54,14 @@ let package = Package(
       ],
       path: "Sources/BenchClientAHC"
     ),
+    // The floor of an async Swift client on libcurl (a reference row): libcurl alone, through a module map of its
+    // own, so that the binary carries none of Malibu's code.
+    .systemLibrary(name: "CCurlFloor", path: "Sources/CCurlFloor"),
+    .executableTarget(
+      name: "bench-client-floor",
+      dependencies: ["BenchSupport", "CCurlFloor"],
+      path: "Sources/BenchClientFloor"
+    ),
     // Micro-benchmarks run by `swift package benchmark` (ordo-one/benchmark): encoders, promises, facade overhead.
     .executableTarget(
       name: "MalibuBenchmarks",
@@ -67,7 +75,7 @@ let package = Package(
   ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
   var settings = target.swiftSettings ?? []
   settings.append(.enableUpcomingFeature("ExistentialAny"))
   settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -62,13 +62,17 @@ SWIFT = ["malibu-curl", "facade-curl", "malibu-urlsession", "facade-urlsession",
 # The same CurlTransport and facade rows with the workload running on the transport's loop thread
 # (`CurlTransport.taskExecutor`): one thread, as the C client is, instead of the caller on the global pool.
 LOOP = ["malibu-curl-loop", "facade-curl-loop"]
+# Reference rows, not contenders: the least an async Swift client on libcurl does per request (bench-client-floor:
+# CurlTransport's shape, a loop thread and a continuation per request, with none of its work), on the pool and on
+# its loop. Their distance from C is the price of the async hand-off; the distance from them, CurlTransport's own.
+FLOOR = ["floor-curl", "floor-curl-loop"]
 STREAMING = ["malibu-curl", "malibu-urlsession", "ahc", "urlsession"]  # the facade collects; it cannot stream
 
 # (id, label, client workload, extra options, contenders)
 WORKLOADS = [
-    ("get-seq", "GET 100 B sequential, keep-alive", "get-seq", [], ["c"] + SWIFT + LOOP),
-    ("get-32", "GET 100 B, 32 in flight", "get-concurrent", ["--concurrency", "32"], ["c"] + SWIFT + LOOP),
-    ("get-128", "GET 100 B, 128 in flight", "get-concurrent", ["--concurrency", "128"], ["c"] + SWIFT + LOOP),
+    ("get-seq", "GET 100 B sequential, keep-alive", "get-seq", [], ["c"] + SWIFT + LOOP + FLOOR),
+    ("get-32", "GET 100 B, 32 in flight", "get-concurrent", ["--concurrency", "32"], ["c"] + SWIFT + LOOP + FLOOR),
+    ("get-128", "GET 100 B, 128 in flight", "get-concurrent", ["--concurrency", "128"], ["c"] + SWIFT + LOOP + FLOOR),
     ("download-collect", "100 MiB download, collected", "download-collect", [], ["c"] + SWIFT),
     ("download-stream", "100 MiB download, streamed", "download-stream", [], ["c"] + STREAMING),
     ("download-file", "100 MiB download, to a file", "download-file", [], ["c"] + STREAMING),
@@ -222,10 +226,11 @@ class Nginx:
 
 
 def client_binary(contender):
-    """The C baseline, async-http-client's own binary, or bench-client for Malibu and URLSession."""
+    """The C baseline, async-http-client's and the floor's own binaries, or bench-client for Malibu and URLSession."""
     if contender == "c":
         return os.path.join(WORK, "bench-c")
-    name = "bench-client-ahc" if contender == "ahc" else "bench-client"
+    name = {"ahc": "bench-client-ahc", "floor-curl": "bench-client-floor", "floor-curl-loop": "bench-client-floor"}.get(
+        contender, "bench-client")
     return os.path.join(os.environ.get("BENCH_BIN", os.path.join(PACKAGE, ".build", "release")), name)
 
 
@@ -393,6 +398,10 @@ def stopped_early(stats):
     return found
 
 
+# The floor row each direct CurlTransport row is set against (printed beside its target).
+FLOOR_OF = {"malibu-curl": "floor-curl", "malibu-curl-loop": "floor-curl-loop"}
+
+
 def table(stats):
     lines = ["| workload | contender | median | min–max | unit | peak RSS (MiB) | × C | target |",
              "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
@@ -405,6 +414,11 @@ def table(stats):
             ratio = f"{row['median'] / base:.2f}" if base and row["median"] else "—"
             checks = targets(key, contender, stats[key])
             verdict = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for text, met in checks) or "—"
+            floor = FLOOR_OF.get(contender)
+            if floor and stats[key].get(floor, {}).get("median") and row["median"]:
+                verdict += f" ({row['median'] / stats[key][floor]['median']:.2f}× {floor})"
+            elif contender in FLOOR:
+                verdict = "reference: the async floor"
             if row["errors"]:
                 verdict = f"**{row['errors']}/{row['runs']} runs failed**; " + verdict
             lines.append(f"| {label} | {contender} | {number(row['median'])} | {number(row['min'])}–"
@@ -545,7 +559,10 @@ def main():
     text = "\n".join(heading) + "\n" + results_table + "\n"
     text += ("\n× C: the row's median over the C row of its workload (libcurl; raw zlib inflate from memory for "
              "gzip). Peak RSS: the largest of the row's runs, as VmHWM (the process's own high-water mark); the C "
-             "gzip row holds the whole compressed file in memory.\n")
+             "gzip row holds the whole compressed file in memory. `floor-curl` and `floor-curl-loop` (GET rows): the "
+             "least an async Swift client on libcurl does per request — a loop thread running a multi handle, one "
+             "continuation per request, no request or response types, header parsing, cancellation or timeouts "
+             "(bench-client-floor); beside the direct CurlTransport rows, their median over the floor's.\n")
     early = stopped_early(stats)
     if early:
         text += (f"\nGET rows stop starting requests after {MAX_SECONDS:g} s (`BENCH_MAX_SECONDS`) and report the rate "
