@@ -3,8 +3,16 @@ package import HTTPTypes
 
 /// The redirect rules every transport applies, so that they all follow the same way (see ``RedirectPolicy``).
 package enum Redirects {
-  /// The statuses that are followed.
-  package static let followed: Set<Int> = [301, 302, 303, 307, 308]
+  /// Whether a response with this status is a redirect that is followed: 301, 302, 303, 307 and 308. (A `switch`
+  /// rather than a `Set`: every response of every transfer asks, and hashing the status cost more than the rest of
+  /// the check.)
+  @inlinable
+  package static func isFollowed(_ status: Int) -> Bool {
+    switch status {
+    case 301, 302, 303, 307, 308: true
+    default: false
+    }
+  }
 
   /// The request to send after a redirect response, or `nil` when the response is to be returned as it is.
   /// - Parameters:
@@ -23,7 +31,7 @@ package enum Redirects {
     policy: RedirectPolicy,
     followedSoFar: Int
   ) throws(TransportError) -> (HTTPRequest, RequestBody?)? {
-    guard policy.maxRedirects > 0, followed.contains(response.status.code),
+    guard policy.maxRedirects > 0, isFollowed(response.status.code),
       let location = response.headerFields[.location], !location.isEmpty,
       let current = request.url
     else { return nil }

@@ -156,7 +156,7 @@ final class Exchange: Sendable {
     let channel = BodyChannel(expectedLength: head.expectedLength)
     let status = http.statusCode
     let mayRedirect =
-      options.redirects.maxRedirects > 0 && Redirects.followed.contains(status)
+      options.redirects.maxRedirects > 0 && Redirects.isFollowed(status)
       && head.head.headerFields[.location] != nil
     let continuation = state.withLock { state -> UnsafeContinuation<Hop, any Error>? in
       guard case .waiting(let continuation) = state.phase else { return nil }
