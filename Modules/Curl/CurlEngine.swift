@@ -20,7 +20,9 @@ final class CurlEngine {
   let loop: CurlLoop
   let configuration: CurlTransport.Configuration
   let multi: UnsafeMutableRawPointer
-  @exclusivity(unchecked) private var transfers: [UInt64: Transfer] = [:]
+  /// The running transfers, each knowing its place (``Transfer/slot``): adding and retiring one hashes nothing (a
+  /// dictionary by id hashed twice per request); the commands that name a transfer by id (cancel, unpause) search.
+  @exclusivity(unchecked) private var transfers: [Transfer] = []
   @exclusivity(unchecked) private var dirty: [Transfer] = []
   /// Idle easy handles; `primed` when the options every transfer sets alike are still set on it.
   @exclusivity(unchecked) private var pool: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
@@ -86,7 +88,7 @@ final class CurlEngine {
   func close(leftovers: [Command]) {
     for command in commands + leftovers { command.abandon(with: TransportError.shutDown) }
     commands = []
-    for transfer in Array(transfers.values) {
+    for transfer in transfers {
       stop(transfer, with: TransportError.shutDown)
     }
     for (easy, _) in pool { curl_easy_cleanup(easy) }
@@ -100,17 +102,23 @@ final class CurlEngine {
     switch command {
     case .start(let job):
       let transfer = Transfer(job: job, engine: self)
-      transfers[job.id] = transfer
+      transfer.slot = transfers.count
+      transfers.append(transfer)
       transfer.begin()
     case .cancel(let id):
-      if let transfer = transfers[id] { stop(transfer, with: TransportError.cancelled()) }
+      if let transfer = running(id) { stop(transfer, with: TransportError.cancelled()) }
     case .resumeReceiving(let id):
-      transfers[id]?.resumeReceiving()
+      running(id)?.resumeReceiving()
     case .resumeSending(let id):
-      transfers[id]?.resumeSending()
+      running(id)?.resumeSending()
     case .run(let job):
       job.runSynchronously(on: loop.asUnownedTaskExecutor())
     }
+  }
+
+  /// The running transfer with this id, if it is still running.
+  private func running(_ id: UInt64) -> Transfer? {
+    transfers.first { $0.id == id }
   }
 
   // MARK: Handles
@@ -136,7 +144,15 @@ final class CurlEngine {
   /// Forgets a finished transfer and keeps its handle for the next one; `reset` when the transfer left options on it
   /// that the next transfer does not set again.
   func retire(_ transfer: Transfer, handle: UnsafeMutableRawPointer?, reset: Bool) {
-    transfers[transfer.id] = nil
+    let slot = transfer.slot
+    if slot >= 0 && slot < transfers.count && transfers[slot] === transfer {
+      let last = transfers.removeLast()
+      if slot < transfers.count {
+        transfers[slot] = last
+        last.slot = slot
+      }
+      transfer.slot = -1
+    }
     guard let handle else { return }
     if pool.count < configuration.maximumPooledHandles {
       if reset {
@@ -206,7 +222,7 @@ final class CurlEngine {
     var next = UInt64.max
     if !transfers.isEmpty {
       let now = Monotonic.now()
-      for transfer in transfers.values {
+      for transfer in transfers {
         switch transfer.checkDeadline(now: now) {
         case .none: break
         case .at(let deadline): next = min(next, deadline)

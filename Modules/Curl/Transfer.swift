@@ -63,6 +63,8 @@ final class Transfer {
   @exclusivity(unchecked) var handleNeedsReset = false
   /// Whether the options every transfer sets alike (``configure(_:now:)``) are set on the handle already.
   @exclusivity(unchecked) var handlePrimed = false
+  /// Where the engine keeps this transfer among its running ones (``CurlEngine``'s list); -1 when it is not there.
+  @exclusivity(unchecked) var slot = -1
 
   @exclusivity(unchecked) private var parser = ResponseHeadParser()
   @exclusivity(unchecked) private var redirectsFollowed = 0
