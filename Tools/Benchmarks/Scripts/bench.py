@@ -2,8 +2,9 @@
 """The `make bench` runner: every contender x workload, interleaved, with repeats; one Markdown table.
 
 Starts its own nginx on a free loopback port (Scripts/nginx.conf.template), generates the served files into
-.build-bench/www once, runs one client process per measurement (bench-client for the Swift contenders, bench-c for
-the C baseline), takes medians, prints the table with the ratio of each row to the C row of its workload and the
+.build-bench/www once, runs one client process per measurement (bench-client for Malibu and URLSession,
+bench-client-ahc for async-http-client, bench-client-floor for the async floor rows, bench-c for the C baseline),
+takes medians, prints the table with the ratio of each row to the C row of its workload and the
 targets of the benchmark issue, runs the ordo-one/benchmark micro-benchmarks and rewrites BENCHMARKS.md below its
 hand-written preamble. nginx is stopped on every exit path (normal end, error, Ctrl-C, SIGTERM; and by the kernel's
 parent-death signal if this process is killed outright).
@@ -14,7 +15,7 @@ Environment:
   BENCH_ONLY      a regular expression on "workload/contender" to run a subset (BENCHMARKS.md is then left alone)
   BENCH_MICRO=0   skip the ordo-one/benchmark micro-benchmarks
   BENCH_MAX_SECONDS  a GET row stops after this long, its rate over the requests done (default 10; 0: never)
-  BENCH_BIN       where bench-client and bench-client-ahc are (default: Tools/Benchmarks/.build/release)
+  BENCH_BIN       where the Swift clients are (default: Tools/Benchmarks/.build/release)
   MALIBU_NGINX    the nginx binary (default: PATH, /usr/sbin/nginx, ...)
 Only the Python standard library is used.
 """
