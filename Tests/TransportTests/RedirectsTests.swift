@@ -105,6 +105,23 @@ struct RedirectsTests {
     }
   }
 
+  @Test func exactlyFiveStatusesAreFollowed() throws {
+    let followed = (100...599).filter { Redirects.isFollowed($0) }
+    #expect(followed == [301, 302, 303, 307, 308])
+    // A status outside the followed set is returned as it is, even with a Location and room for more hops.
+    let get = request(.get, "http://127.0.0.1/start")
+    for status in [300, 304, 305, 306, 309, 399] {
+      let next = try Redirects.next(
+        after: redirect(status, to: "/x"),
+        to: get,
+        body: nil,
+        policy: .follow(max: 5),
+        followedSoFar: 0
+      )
+      #expect(next == nil, "status \(status)")
+    }
+  }
+
   @Test func notFollowedCases() throws {
     let get = request(.get, "http://127.0.0.1/start")
     #expect(
