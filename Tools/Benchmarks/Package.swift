@@ -54,8 +54,9 @@ let package = Package(
       ],
       path: "Sources/BenchClientAHC"
     ),
-    // The floor of an async Swift client on libcurl (a reference row): libcurl alone, through a module map of its
-    // own, so that the binary carries none of Malibu's code.
+    // The floor of an async Swift client on libcurl (a reference row): the library's own libcurl shim
+    // (Modules/CCurl/shim.h, which is no product of the root package) under a module map of its own, so that the
+    // binary carries none of Malibu's Swift code.
     .systemLibrary(name: "CCurlFloor", path: "Sources/CCurlFloor"),
     .executableTarget(
       name: "bench-client-floor",

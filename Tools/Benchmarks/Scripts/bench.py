@@ -230,8 +230,7 @@ def client_binary(contender):
     """The C baseline, async-http-client's and the floor's own binaries, or bench-client for Malibu and URLSession."""
     if contender == "c":
         return os.path.join(WORK, "bench-c")
-    name = {"ahc": "bench-client-ahc", "floor-curl": "bench-client-floor", "floor-curl-loop": "bench-client-floor"}.get(
-        contender, "bench-client")
+    name = "bench-client-ahc" if contender == "ahc" else "bench-client-floor" if contender in FLOOR else "bench-client"
     return os.path.join(os.environ.get("BENCH_BIN", os.path.join(PACKAGE, ".build", "release")), name)
 
 

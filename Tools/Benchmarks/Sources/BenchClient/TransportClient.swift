@@ -24,7 +24,7 @@ struct TransportClient: Client {
       authority: options.authority,
       close: { transport.shutdown() },
       taskExecutor: onLoop ? transport.taskExecutor : nil,
-      fields: options.sendsFacadeFields ? DefaultHeaders.fields : HTTPFields()
+      fields: fields(options)
     )
   }
 
@@ -35,8 +35,13 @@ struct TransportClient: Client {
       transport: transport,
       authority: options.authority,
       close: { transport.shutdown() },
-      fields: options.sendsFacadeFields ? DefaultHeaders.fields : HTTPFields()
+      fields: fields(options)
     )
+  }
+
+  /// The fields every request sends: the facade's defaults with `--request-fields facade`, none otherwise.
+  private static func fields(_ options: Options) -> HTTPFields {
+    options.sendsFacadeFields ? DefaultHeaders.fields : HTTPFields()
   }
 
   /// A MockTransport answering GET `/100b.bin` with 100 bytes and GET `/1k.json` with ``Board/sample``: no network

@@ -87,19 +87,18 @@ final class FloorLoop: TaskExecutor, @unchecked Sendable {
   }
 
   func submit(_ request: FloorRequest) {
-    let wake = inbox.withLock { inbox in
-      inbox.requests.append(request)
-      defer { inbox.sleeping = false }
-      return inbox.sleeping
-    }
-    hasWork.store(true, ordering: .releasing)
-    if wake { curl_multi_wakeup(multi) }
+    add { $0.requests.append(request) }
   }
 
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
+    add { $0.jobs.append(job) }
+  }
+
+  /// Adds to the inbox under its lock, then wakes the loop if it sleeps.
+  private func add(_ body: (inout Inbox) -> Void) {
     let wake = inbox.withLock { inbox in
-      inbox.jobs.append(job)
+      body(&inbox)
       defer { inbox.sleeping = false }
       return inbox.sleeping
     }
@@ -142,8 +141,8 @@ final class FloorLoop: TaskExecutor, @unchecked Sendable {
       curl_multi_perform(multi, &running)
       var finishedAny = false
       while let message = curl_multi_info_read(multi, &left) {
-        guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-        finish(easy, ok: message.pointee.data.result == CURLE_OK)
+        guard CCurl_msg_is_done(message) != 0, let easy = CCurl_msg_easy_handle(message) else { continue }
+        finish(easy, ok: CCurl_msg_result(message) == CURLE_OK)
         finishedAny = true
       }
       if finishedAny && idle.count == all.count && spinForWork() { continue }
@@ -179,7 +178,7 @@ final class FloorLoop: TaskExecutor, @unchecked Sendable {
     }
     if transfer.url != request.url {
       transfer.url = request.url
-      _ = request.url.withCString { Floor_setopt_string(transfer.easy, CURLOPT_URL, $0) }  // libcurl copies it
+      _ = request.url.withCString { CCurl_easy_setopt_string(transfer.easy, CURLOPT_URL, $0) }  // libcurl copies it
     }
     transfer.bytes = 0
     transfer.continuation = request.continuation
@@ -187,8 +186,11 @@ final class FloorLoop: TaskExecutor, @unchecked Sendable {
   }
 
   private func finish(_ easy: UnsafeMutableRawPointer, ok: Bool) {
-    let transfer = Unmanaged<FloorTransfer>.fromOpaque(Floor_private(easy)).takeUnretainedValue()
-    let status = ok ? Floor_response_code(easy) : 0
+    var context: UnsafeMutableRawPointer?
+    CCurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+    let transfer = Unmanaged<FloorTransfer>.fromOpaque(context!).takeUnretainedValue()
+    var status = 0
+    if ok { CCurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
     curl_multi_remove_handle(multi, easy)
     idle.append(transfer)
     let continuation = transfer.continuation
@@ -207,11 +209,11 @@ final class FloorTransfer {
   init() {
     easy = curl_easy_init()
     let this = Unmanaged.passUnretained(self).toOpaque()
-    Floor_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 << 10)
-    Floor_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-    Floor_setopt_pointer(easy, CURLOPT_PRIVATE, this)
-    Floor_setopt_pointer(easy, CURLOPT_WRITEDATA, this)
-    Floor_setopt_write_function(easy) { _, size, count, user in
+    CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 << 10)
+    CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+    CCurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, this)
+    CCurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, this)
+    CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { _, size, count, user in
       Unmanaged<FloorTransfer>.fromOpaque(user!).takeUnretainedValue().bytes += size * count
       return size * count
     }
