@@ -38,8 +38,12 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public static let bodyTooLarge = Code("bodyTooLarge")
     /// The body's content coding (gzip, deflate) could not be decoded: truncated or corrupt.
     public static let decodingFailed = Code("decodingFailed")
-    /// The request cannot be sent as it is: a bad URL, CR or LF in a header, an unreadable body.
+    /// The request cannot be sent as it is: a bad URL, CR or LF in a header, an unreadable body. Raised before
+    /// anything is sent.
     public static let invalidRequest = Code("invalidRequest")
+    /// The server's answer broke the HTTP protocol: a garbled status line, bytes that are not HTTP, a bad
+    /// `Content-Length` or broken chunked framing.
+    public static let protocolError = Code("protocolError")
     /// The transport cannot honour an option on this platform (key pinning with URLSession on Linux, say).
     public static let unsupportedOption = Code("unsupportedOption")
     /// Anything else the underlying library reported; the message says what.
