@@ -49,6 +49,9 @@ extension LocalServers {
     /// `Tools/servers/nginx.conf.template`.
     var nginxTemplate: URL { repositoryRoot.appendingPathComponent("Tools/servers/nginx.conf.template") }
 
+    /// `Tools/servers/faults.py`, the fault-injection server.
+    var faultsScript: URL { repositoryRoot.appendingPathComponent("Tools/servers/faults.py") }
+
     /// `Tools/servers/supervise.sh`, which runs each server and stops it if the test process dies.
     var supervisor: URL { repositoryRoot.appendingPathComponent("Tools/servers/supervise.sh") }
 
@@ -110,11 +113,14 @@ extension LocalServers {
     }
 
     /// The venv's Python, or an error with the fix when the venv is missing.
-    func resolvedPython() throws(LocalServerError) -> URL {
+    /// - Parameter server: The server that needs it, for the message: httpbin, or the fault server (which uses the
+    ///   venv's interpreter for its standard library only).
+    func resolvedPython(for server: Server = .httpbin) throws(LocalServerError) -> URL {
       guard FileManager.default.isExecutableFile(atPath: python.path) else {
+        let what = server == .faults ? "the fault server's Python is not installed" : "httpbin is not installed"
         throw LocalServerError(
           .executableMissing,
-          "httpbin is not installed: \(python.path) does not exist (no virtual environment at "
+          "\(what): \(python.path) does not exist (no virtual environment at "
             + "\(virtualEnvironment.path)).\n" + LocalServerError.fixHint(repositoryRoot: repositoryRoot)
         )
       }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The local servers the integration suite runs against: httpbin (gunicorn, from the repository's `.venv`) and nginx
-/// (static files, gzip, an upload sink). Each is started once per test process, on first use, on a free port of
+/// The local servers the integration suite runs against: httpbin (gunicorn, from the repository's `.venv`), nginx
+/// (static files, gzip, an upload sink) and the fault-injection server (`Tools/servers/faults.py`, a route per way an
+/// HTTP peer can misbehave). Each is started once per test process, on first use, on a free port of
 /// 127.0.0.1, and stopped when the process exits. A server that cannot start fails the test with an error that
 /// shows its output and the command that fixes the machine; it is never skipped.
 ///
@@ -22,6 +23,13 @@ import Foundation
 /// let secure = try await LocalServers.shared.nginxTLS()       // https://127.0.0.1:PORT
 /// let material = try await LocalServers.shared.tlsMaterial()  // material.caFile, material.pin
 /// ```
+///
+/// The fault server's routes (`/reset/mid-body`, `/stall/head`, `/gzip/bomb`, ...) are listed in its docstring; `/ok`
+/// answers `200 ok`.
+///
+/// ```swift
+/// let faults = try await LocalServers.shared.faults()         // http://127.0.0.1:PORT
+/// ```
 actor LocalServers {
   /// A server the harness can start.
   enum Server: String, Sendable, CaseIterable {
@@ -29,6 +37,8 @@ actor LocalServers {
     case httpbin
     /// nginx with the repository's `Tools/servers/nginx.conf.template`.
     case nginx
+    /// `Tools/servers/faults.py`, run by the `.venv`'s Python (standard library only).
+    case faults
   }
 
   /// The servers of this test process, for the repository this file is in.
@@ -56,6 +66,12 @@ actor LocalServers {
   /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
   func nginx() async throws -> URL {
     try await baseURL(of: .nginx)
+  }
+
+  /// The base URL of the fault-injection server, `http://127.0.0.1:PORT`, starting it on first use.
+  /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
+  func faults() async throws -> URL {
+    try await baseURL(of: .faults)
   }
 
   /// The base URL of nginx's TLS port, `https://127.0.0.1:PORT`, starting nginx on first use. Its certificate is

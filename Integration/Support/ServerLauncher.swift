@@ -41,6 +41,15 @@ struct ServerLauncher: Sendable {
       return try launch(server, runDirectory: runDirectory) { ports in
         (python, httpbinArguments(port: ports.plain, runDirectory: runDirectory))
       }
+    case .faults:
+      let python = try configuration.resolvedPython(for: .faults)
+      let script = configuration.faultsScript
+      guard FileManager.default.fileExists(atPath: script.path) else {
+        throw LocalServerError(.executableMissing, "the fault server's script \(script.path) is missing.")
+      }
+      return try launch(server, runDirectory: runDirectory) { ports in
+        (python, [script.path, String(ports.plain)])
+      }
     case .nginx:
       let nginx = try configuration.resolvedNginx()
       let template = try nginxTemplate()
@@ -92,8 +101,9 @@ struct ServerLauncher: Sendable {
       let ports = Ports(plain: free[0], tls: tls == nil ? nil : free[1])
       let port = ports.plain
       let (executable, arguments) = try command(ports)
-      // nginx: TERM is its fast shutdown; gunicorn: TERM is graceful (a second or more), INT is quick.
-      let stopSignal = server == .nginx ? "TERM" : "INT"
+      // nginx: TERM is its fast shutdown; gunicorn: TERM is graceful (a second or more), INT is quick; the fault
+      // server ends at once on TERM (Python's default action).
+      let stopSignal = server == .httpbin ? "INT" : "TERM"
       let logFile = runDirectory.appendingPathComponent("\(server.rawValue)-\(attempt).log")
       let (process, handle) = try ServerProcess.spawn(
         name: server.rawValue,
@@ -158,14 +168,25 @@ struct ServerLauncher: Sendable {
     isRunning: () -> Bool
   ) -> Readiness {
     let deadline = ContinuousClock.now + configuration.startTimeout
-    let probePath = server == .nginx ? "/health" : "/get"
+    let probePath: String
+    switch server {
+    case .httpbin: probePath = "/get"
+    case .nginx: probePath = "/health"
+    case .faults: probePath = "/ok"
+    }
     while ContinuousClock.now < deadline {
       guard isRunning() else {
         return portTaken(process) ? .portTaken : .exited
       }
       if let answer = LoopbackSocket.get(port: process.port, path: probePath), answer.status == 200 {
-        // Our own server, not something else that took the port: nginx says ok, httpbin echoes the URL.
-        let ours = server == .nginx ? answer.head.hasSuffix("ok\n") : answer.head.contains("\"url\"")
+        // Our own server, not something else that took the port: nginx says ok, httpbin echoes the URL, the fault
+        // server names itself.
+        let ours: Bool
+        switch server {
+        case .httpbin: ours = answer.head.contains("\"url\"")
+        case .nginx: ours = answer.head.hasSuffix("ok\n")
+        case .faults: ours = answer.head.contains("Server: malibu-faults")
+        }
         if ours {
           return .ready
         }

@@ -80,6 +80,11 @@ enum Servers {
     try await URL(string: path, relativeTo: LocalServers.shared.nginx())!.absoluteURL
   }
 
+  /// The fault-injection server (see ``LocalServers/faults()``).
+  static func faults(_ path: String) async throws -> URL {
+    try await URL(string: path, relativeTo: LocalServers.shared.faults())!.absoluteURL
+  }
+
   /// nginx's TLS port (see ``LocalServers/nginxTLS()``).
   static func nginxTLS(_ path: String) async throws -> URL {
     try await URL(string: path, relativeTo: LocalServers.shared.nginxTLS())!.absoluteURL
