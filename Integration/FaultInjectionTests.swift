@@ -28,6 +28,8 @@ struct FaultInjectionTests {
     var body: Data?
     /// How long the route itself takes to deliver its outcome, on top of which the timeouts' bound applies.
     var takes: Duration = .zero
+    /// The most the process may grow while the fault runs, in bytes, when that is the point of the fault.
+    var memoryBound: Int?
     /// More checks on a successful exchange.
     var check: (@Sendable (Exchange) throws -> Void)?
 
@@ -150,9 +152,9 @@ struct FaultInjectionTests {
       headers: ["Content-Type": "application/octet-stream"],
       body: upload
     ),
-    // 2 MiB that inflate to 2 GiB: the decompression limit (16 MiB) ends it at once. Last, since a transport that
-    // kept inflating after the error would hold up whatever runs next.
-    Fault(name: "gzip bomb", path: "/gzip/bomb", outcome: .error(.bodyTooLarge)),
+    // 2 MiB that inflate to 2 GiB: the decompression limit (16 MiB) ends it at once, at a cost of the order of the
+    // limit. Last, since a transport that kept inflating after the error would hold up whatever runs next.
+    Fault(name: "gzip bomb", path: "/gzip/bomb", outcome: .error(.bodyTooLarge), memoryBound: 64 << 20),
   ]
 
   @Test(arguments: Backend.allCases, faults)
@@ -163,22 +165,26 @@ struct FaultInjectionTests {
     try await expectGoodRequest(backend)
 
     let started = ContinuousClock.now
-    let result: Result<Exchange, any Error>
-    do {
-      result = .success(
-        try await backend.exchange(
-          fault.method,
-          url,
-          headers: fault.headers,
-          body: fault.body.map { .data($0) },
-          options: Self.options
+    let (result, growth) = try await peakMemoryGrowth { () async -> Result<Exchange, any Error> in
+      do {
+        return .success(
+          try await backend.exchange(
+            fault.method,
+            url,
+            headers: fault.headers,
+            body: fault.body.map { .data($0) },
+            options: Self.options
+          )
         )
-      )
-    } catch {
-      result = .failure(error)
+      } catch {
+        return .failure(error)
+      }
     }
     let elapsed = ContinuousClock.now - started
     #expect(elapsed < fault.takes + Self.bound, "\(fault.name) took \(elapsed)")
+    if let memoryBound = fault.memoryBound {
+      #expect(growth < memoryBound, "\(fault.name) grew the process by \(growth >> 20) MiB")
+    }
 
     switch (fault.outcome, result) {
     case (.error(let code), .failure(let error)):
