@@ -98,9 +98,32 @@ enum DurableFile {
   /// The identity and version of a file as `lstat` sees it (a symbolic link is not followed), or `nil` when there
   /// is no such file.
   static func stamp(of file: URL) -> FileStamp? {
+    stamp(atPath: file.path)
+  }
+
+  /// ``stamp(of:)`` for a path.
+  static func stamp(atPath path: String) -> FileStamp? {
     var status = stat()
-    guard lstat(file.path, &status) == 0 else { return nil }
+    guard lstat(path, &status) == 0 else { return nil }
     return FileStamp(status)
+  }
+
+  /// The names in a directory (without `.` and `..`), or `nil` when it does not exist.
+  static func names(in directory: URL) throws(StorageError) -> [String]? {
+    guard let stream = opendir(directory.path) else {
+      let code = errno
+      if code == ENOENT { return nil }
+      throw failure("list", directory, code)
+    }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let item = readdir(stream) {
+      let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
   }
 
   /// Reads a regular file without following a symbolic link, refusing anything larger than `limit`, and returns

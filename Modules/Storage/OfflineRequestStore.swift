@@ -42,7 +42,11 @@ public final class OfflineRequestStore: Sendable {
   private struct State: Sendable {
     var key: [UInt8]?
     /// The entries as of the last scan or write, by file name.
-    var index: [String: Indexed] = [:]
+    var index: [String: Indexed] = [:] {
+      didSet { order = nil }
+    }
+    /// The entries of ``index`` in replay order, checked for duplicate numbers; `nil` after any change.
+    var order: [StoredRequest]?
     var scanned = false
     /// How many entry files were read and checked, for tests of the incremental load.
     var filesRead = 0
@@ -150,9 +154,7 @@ public final class OfflineRequestStore: Sendable {
       let fresh = state.found
       let problems = state.unreported + fresh
       state.unreported = []
-      let requests = state.index.values.map(\.entry).sorted {
-        ($0.sequence, $0.fileName) < ($1.sequence, $1.fileName)
-      }
+      let requests = state.order ?? Self.ordered(state.index).map(\.entry)
       return (OfflineStoreContents(requests: requests, problems: problems), fresh)
     }
     report(fresh)
@@ -209,12 +211,7 @@ public final class OfflineRequestStore: Sendable {
   }
 
   private func entryNames() throws(StorageError) -> [String] {
-    guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
-    do {
-      return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-    } catch {
-      throw StorageError(code: .ioFailed, message: "cannot list \(directory.path)", underlyingError: error)
-    }
+    try DurableFile.names(in: directory) ?? []
   }
 
   /// The store's key, read or created on first use; must run inside the lock.
@@ -229,7 +226,9 @@ public final class OfflineRequestStore: Sendable {
   /// Brings the index up to date with the directory, reading only files whose stamp changed, and sets aside every
   /// bad file; must run inside the lock.
   private func scan(_ state: inout State) throws(StorageError) {
+    let directoryPath = directory.path + "/"
     var present = Set<String>()
+    var read = Set<String>()
     for name in try entryNames() {
       if name.hasPrefix(DurableFile.temporaryPrefix) {
         // An interrupted write: never acknowledged, never an entry.
@@ -237,19 +236,25 @@ public final class OfflineRequestStore: Sendable {
         continue
       }
       guard name.hasSuffix(".json") else { continue }
-      guard let stamp = DurableFile.stamp(of: directory.appendingPathComponent(name)) else { continue }
+      guard let stamp = DurableFile.stamp(atPath: directoryPath + name) else { continue }
       present.insert(name)
       if let cached = state.index[name], cached.stamp == stamp { continue }
       state.index[name] = try readEntry(name, state: &state)
+      read.insert(name)
     }
     for name in state.index.keys where !present.contains(name) { state.index[name] = nil }
-    // One entry per sequence number: the first by name keeps it, the others are set aside.
+    state.scanned = true
+    guard state.order == nil else { return }  // nothing changed since the last check
+    // One entry per sequence number: an entry loaded before keeps it over one read now, else the first by name;
+    // the others are set aside.
     var previous: UInt64?
-    let ordered = state.index.values.sorted { ($0.entry.sequence, $0.entry.fileName) < ($1.entry.sequence, $1.entry.fileName) }
-    for item in ordered {
+    let ordered = state.index.sorted {
+      ($0.value.entry.sequence, read.contains($0.key) ? 1 : 0, $0.key)
+        < ($1.value.entry.sequence, read.contains($1.key) ? 1 : 0, $1.key)
+    }
+    for (name, item) in ordered {
       let sequence = item.entry.sequence
       guard sequence != previous else {
-        let name = item.entry.fileName
         state.index[name] = nil
         let error = StorageError(
           code: .corruptEntry,
@@ -261,7 +266,7 @@ public final class OfflineRequestStore: Sendable {
       previous = sequence
     }
     state.highestSequence = max(state.highestSequence, previous ?? 0)
-    state.scanned = true
+    state.order = Self.ordered(state.index).map(\.entry)
   }
 
   /// Reads and checks one entry file; a bad one is set aside and added to the problems found.
@@ -283,20 +288,25 @@ public final class OfflineRequestStore: Sendable {
   }
 
   private func write(_ entry: StoredRequest, state: inout State) throws(StorageError) {
-    let file = directory.appendingPathComponent(entry.fileName)
+    let name = entry.fileName
+    let file = directory.appendingPathComponent(name)
     try DurableFile.write(try entry.entryFile(key: try key(&state)), to: file)
     state.highestSequence = max(state.highestSequence, entry.sequence)
-    if let stamp = DurableFile.stamp(of: file) {
-      state.index[entry.fileName] = Indexed(stamp: stamp, entry: entry)
-    } else {
-      state.index[entry.fileName] = nil
+    state.index[name] = DurableFile.stamp(of: file).map { Indexed(stamp: $0, entry: entry) }
+  }
+
+  /// The entries in replay order: by sequence number, then file name (the name is the index's key, so no digest is
+  /// worked out while sorting).
+  private static func ordered(_ index: [String: Indexed]) -> [(name: String, entry: StoredRequest)] {
+    index.map { (name: $0.key, entry: $0.value.entry) }.sorted {
+      ($0.entry.sequence, $0.name) < ($1.entry.sequence, $1.name)
     }
   }
 
   /// Numbers the entries 1, 2, 3… in their order. Each new number is at most the old one and they are written
   /// oldest first, so a crash halfway leaves the order intact.
   private func renumber(_ state: inout State) throws(StorageError) {
-    let ordered = state.index.values.map(\.entry).sorted { ($0.sequence, $0.fileName) < ($1.sequence, $1.fileName) }
+    let ordered = Self.ordered(state.index).map(\.entry)
     state.highestSequence = 0
     for (offset, original) in ordered.enumerated() {
       var entry = original
@@ -317,7 +327,13 @@ public final class OfflineRequestStore: Sendable {
     do throws(StorageError) {
       try DurableFile.createDirectory(corruptDirectory)
       try DurableFile.move(directory.appendingPathComponent(name), to: destination)
-      return OfflineStoreProblem(fileName: name, code: error.code, reason: error.message, movedTo: destination, underlyingError: error)
+      return OfflineStoreProblem(
+        fileName: name,
+        code: error.code,
+        reason: error.message,
+        movedTo: destination,
+        underlyingError: error
+      )
     } catch let moveError {
       return OfflineStoreProblem(
         fileName: name,

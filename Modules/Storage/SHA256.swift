@@ -19,7 +19,9 @@ struct SHA256 {
 
   /// Feeds more bytes; whole 64-byte blocks of a contiguous buffer are compressed in place, without copying.
   mutating func update(_ bytes: some Sequence<UInt8>) {
-    let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(buffer: UnsafeRawBufferPointer(buffer)) }
+    let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+      update(buffer: UnsafeRawBufferPointer(buffer))
+    }
     if handled == nil {
       let copy = Array(bytes)
       copy.withUnsafeBytes { update(buffer: $0) }

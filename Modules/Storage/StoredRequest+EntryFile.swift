@@ -45,7 +45,11 @@ extension StoredRequest {
   /// - Returns: The entry.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/corruptEntry`` when the bytes are not an entry or are
   ///   stored under another entry's name, ``StorageError/Code/untrustedEntry`` when the HMAC does not match.
-  package static func decodeEntry(_ bytes: Data, named name: String, key: [UInt8]) throws(StorageError)
+  package static func decodeEntry(
+    _ bytes: Data,
+    named name: String,
+    key: [UInt8]
+  ) throws(StorageError)
     -> StoredRequest
   {
     let prefix = entryHeaderPrefix

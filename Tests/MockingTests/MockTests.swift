@@ -133,13 +133,18 @@ struct MockTests {
     EscapingName(fileName: "boards\0.json", mentions: "NUL byte"),
   ]
 
-  @Test("a mock file name that leads outside its directory is refused, for a bundle and a directory", arguments: escapingNames)
+  @Test(
+    "a mock file name that leads outside its directory is refused, for a bundle and a directory",
+    arguments: escapingNames
+  )
   func escapingName(_ testCase: EscapingName) async throws {
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     // A file the name would reach if it were followed.
     try Data("outside".utf8).write(to: directory.deletingLastPathComponent().appendingPathComponent("x.json"))
-    for mock in [Mock(fileName: testCase.fileName, bundle: .module), Mock(fileName: testCase.fileName, directory: directory)] {
+    for mock in [
+      Mock(fileName: testCase.fileName, bundle: .module), Mock(fileName: testCase.fileName, directory: directory),
+    ] {
       let provider = MockProvider<SharkywatersEndpoint> { _ in mock }
       let error = await caughtError { _ = try await provider.response(for: mock, request: makeRequest(.get, "/x")) }
       let networkError = try #require(error as? NetworkError)

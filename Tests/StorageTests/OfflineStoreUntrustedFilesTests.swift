@@ -137,8 +137,10 @@ import Testing
     #expect(movedTo.deletingLastPathComponent().lastPathComponent == "corrupt")
     var isDirectory: ObjCBool = false
     #expect(!FileManager.default.fileExists(atPath: store.directory.appendingPathComponent(name).path))
-    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: movedTo.path)) != nil
-      || FileManager.default.fileExists(atPath: movedTo.path, isDirectory: &isDirectory))
+    #expect(
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: movedTo.path)) != nil
+        || FileManager.default.fileExists(atPath: movedTo.path, isDirectory: &isDirectory)
+    )
 
     // Set aside once: the next load finds nothing more, and the store keeps saving.
     #expect(try store.load().problems.isEmpty)
@@ -146,7 +148,10 @@ import Testing
     #expect(try store.all() == [good, next])
   }
 
-  @Test("a bad file is set aside and reported by the save() that finds it, and again by the next load()", arguments: badFiles)
+  @Test(
+    "a bad file is set aside and reported by the save() that finds it, and again by the next load()",
+    arguments: badFiles
+  )
   func saveSetsAside(_ bad: BadFile) throws {
     let (first, good) = try Self.storeWithOneEntry()
     let name = try bad.plant(first)
