@@ -170,6 +170,22 @@ import Testing
     #expect(reported.withLock { $0.count } == 1, "load() does not call onProblem again for what save() reported")
   }
 
+  @Test func aForgedFileUnderTheNameBeingSavedIsSetAsideAndTheRequestSaved() throws {
+    let reported = Locked<[OfflineStoreProblem]>([])
+    let (store, good) = try Self.storeWithOneEntry { problem in reported.withLock { $0.append(problem) } }
+    // The store has scanned already; the forged file appears afterwards under the very name the next save uses.
+    let name = try Self.boardNine.fileName
+    try Self.forged("18446744073709551615").write(to: store.directory.appendingPathComponent(name))
+
+    let saved = try store.save(Request.delete("https://example.com/boards/9"))
+    #expect(saved.sequence == 2)
+    #expect(reported.withLock { $0.map(\.fileName) } == [name])
+    #expect(reported.withLock { $0.map(\.code) } == [.untrustedEntry])
+    let contents = try OfflineRequestStore(directory: store.directory).load()
+    #expect(contents.requests == [good, saved])
+    #expect(contents.problems.isEmpty)
+  }
+
   @Test func theForgedMaximumSequenceOfTheIssueNeitherTrapsLoadNorSave() throws {
     let directory = makeTemporaryDirectory()
     try Self.forged("18446744073709551615").write(to: directory.appendingPathComponent(try Self.boardNine.fileName))
