@@ -94,6 +94,13 @@ import Testing
       entry.sequence = 1
       return try write(try store.entryFile(for: entry), entry.fileName, store)
     },
+    BadFile(name: "parameters nested 100,000 deep, signed", code: .corruptEntry) { store in
+      let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+      let json = String(decoding: try forged("5"), as: UTF8.self)
+        .replacingOccurrences(of: #""parameters":{}"#, with: #""parameters":{"a":\#(deep)}"#)
+      #expect(json.contains(#""parameters":{"a":[["#))
+      return try write(try signed(Data(json.utf8), name: "deep.json", in: store), "deep.json", store)
+    },
     BadFile(name: "a directory", code: .corruptEntry) { store in
       try FileManager.default.createDirectory(
         at: store.directory.appendingPathComponent("folder.json"),
