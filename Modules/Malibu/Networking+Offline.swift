@@ -29,8 +29,10 @@ extension Networking {
   /// authentication, the cache and ``transport`` (never the mock provider), taking its turn in the mode's queue.
   /// A request that gets a response (of any status) is removed from the store; one that fails because the host
   /// still cannot be reached (``offlineErrorCodes``) or is cancelled is kept; one that fails otherwise is removed,
-  /// since sending it again would fail again. A corrupt entry file is moved aside by the store, reported through
-  /// ``logger`` (as a `StorageError` with code `corruptEntry`) and skipped. An empty store resolves at once.
+  /// since sending it again would fail again. Only entries the store itself saved are sent: a file it did not write
+  /// (a forged `uploadFile` entry naming a local file, say) or cannot read is moved aside by the store, reported
+  /// through ``logger`` as a `StorageError` with the problem's code (`untrustedEntry`, `corruptEntry`), and never
+  /// sent, nor is it among the outcomes. An empty store resolves at once.
   /// - Returns: The outcome of every replayed request, in replay order; rejected with a `StorageError` when the
   ///   store directory cannot be read.
   @discardableResult
@@ -75,7 +77,7 @@ extension Networking {
     for problem in contents.problems {
       logger.log(
         error: StorageError(
-          code: .corruptEntry,
+          code: problem.code,
           message: "offline store: \(problem)",
           underlyingError: problem.underlyingError
         )

@@ -18,7 +18,8 @@ public import MalibuCore
 public struct Mock: Sendable {
   enum Source: Sendable {
     case data(Data)
-    case file(URL)
+    /// A file and the directory it must stay inside.
+    case file(URL, root: URL)
     case failure(NetworkError)
   }
 
@@ -46,16 +47,23 @@ public struct Mock: Sendable {
   /// (`"Fixtures/boards.json"`). A bare name is looked up at the top of the bundle's resources first, then in its
   /// folders, so a test target with `resources: [.copy("Fixtures")]` can use `Mock(fileName: "boards.json",
   /// bundle: .module)`.
+  ///
+  /// Mock file names are untrusted paths: an absolute path, a `..` component or a NUL byte is refused, and so is a
+  /// symbolic link that resolves outside the bundle's resources (one inside them is followed). Either way the mock
+  /// fails when used, with a `NetworkError` (code `transportFailed`) that says why.
   /// - Parameters:
   ///   - fileName: The file's name, with its extension.
   ///   - bundle: The bundle holding it; the main bundle by default.
   ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
   public init(fileName: String, bundle: Bundle = .main, delay: Double? = nil) {
     let source: Source
-    if let url = MockFiles.locate(fileName, in: bundle) {
-      source = .file(url)
+    let root = bundle.resourceURL ?? bundle.bundleURL
+    if let problem = MockFiles.nameProblem(fileName) {
+      source = .failure(MockFiles.refused(fileName, problem))
+    } else if let url = MockFiles.locate(fileName, in: bundle) {
+      source = .file(url, root: root)
     } else {
-      let place = (bundle.resourceURL ?? bundle.bundleURL).path
+      let place = root.path
       source = .failure(
         NetworkError(
           code: .transportFailed,
@@ -72,6 +80,10 @@ public struct Mock: Sendable {
   }
 
   /// A mock answering with a file of a directory, with status 200. The file is read when the mock is used.
+  ///
+  /// The file must stay inside `directory`: an absolute path, a `..` component or a NUL byte in `fileName` is
+  /// refused, and so is a symbolic link that resolves outside `directory` (one inside it is followed), checked when
+  /// the mock is used. Either way the mock fails with a `NetworkError` (code `transportFailed`) that says why.
   /// - Parameters:
   ///   - fileName: The file's name, with its extension, or a path relative to `directory`.
   ///   - directory: A file URL of the directory.
@@ -79,7 +91,8 @@ public struct Mock: Sendable {
   public init(fileName: String, directory: URL, delay: Double? = nil) {
     self.init(
       httpResponse: HTTPResponse(status: .ok, headerFields: MockFiles.headerFields(for: fileName)),
-      source: .file(directory.appendingPathComponent(fileName)),
+      source: MockFiles.nameProblem(fileName).map { .failure(MockFiles.refused(fileName, $0)) }
+        ?? .file(directory.appendingPathComponent(fileName), root: directory),
       error: nil,
       delay: delay
     )
@@ -128,15 +141,16 @@ public struct Mock: Sendable {
   /// The body this mock answers with, reading its file if it has one.
   /// - Returns: The body.
   /// - Throws: `NetworkError` with code `NetworkError.Code.transportFailed` naming the file when it does not
-  ///   exist or cannot be read, or the error recorded when the mock was created (an unsupported JSON value).
+  ///   exist, cannot be read, or its name or a symbolic link leads outside its directory; or the error recorded
+  ///   when the mock was created (an unsupported JSON value).
   public func loadData() throws(NetworkError) -> Data {
     switch source {
     case .data(let data):
       return data
     case .failure(let error):
       throw error
-    case .file(let url):
-      return try MockFiles.read(url)
+    case .file(let url, let root):
+      return try MockFiles.read(url, root: root)
     }
   }
 }

@@ -19,6 +19,32 @@ enum DurableFile {
 
   static func write(_ data: Data, to destination: URL) throws(StorageError) {
     let directory = destination.deletingLastPathComponent()
+    let temporary = try writeTemporary(data, in: directory)
+    guard rename(temporary.path, destination.path) == 0 else {
+      let code = errno
+      unlink(temporary.path)
+      throw failure("rename", destination, code)
+    }
+    try syncDirectory(directory)
+  }
+
+  /// Writes a file only if none exists under that name (`link` of a synced temporary file, so the file appears
+  /// whole or not at all).
+  /// - Returns: `false` when a file of that name already existed; it is left as it is.
+  static func create(_ data: Data, at destination: URL) throws(StorageError) -> Bool {
+    let directory = destination.deletingLastPathComponent()
+    let temporary = try writeTemporary(data, in: directory)
+    defer { unlink(temporary.path) }
+    guard link(temporary.path, destination.path) == 0 else {
+      let code = errno
+      if code == EEXIST { return false }
+      throw failure("link", destination, code)
+    }
+    try syncDirectory(directory)
+    return true
+  }
+
+  private static func writeTemporary(_ data: Data, in directory: URL) throws(StorageError) -> URL {
     let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
     let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw failure("create", temporary, errno) }
@@ -29,12 +55,7 @@ enum DurableFile {
       unlink(temporary.path)
       throw failure(writeErrno != 0 ? "write" : "fsync", temporary, writeErrno != 0 ? writeErrno : syncErrno)
     }
-    guard rename(temporary.path, destination.path) == 0 else {
-      let code = errno
-      unlink(temporary.path)
-      throw failure("rename", destination, code)
-    }
-    try syncDirectory(directory)
+    return temporary
   }
 
   static func remove(_ file: URL) throws(StorageError) {
@@ -52,16 +73,95 @@ enum DurableFile {
     try syncDirectory(file.deletingLastPathComponent())
   }
 
+  /// Creates a directory and any missing parents (mode `0700`), syncing each new directory and its parent so that
+  /// the creation itself survives a power loss, like the files written into it.
   static func createDirectory(_ directory: URL) throws(StorageError) {
-    do {
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    } catch {
+    var missing: [String] = []
+    var current = directory.path
+    var status = stat()
+    while !current.isEmpty, current != "/", lstat(current, &status) != 0 {
+      guard errno == ENOENT else { throw failure("stat", URL(fileURLWithPath: current), errno) }
+      missing.append(current)
+      current = (current as NSString).deletingLastPathComponent
+    }
+    for path in missing.reversed() {
+      if mkdir(path, 0o700) != 0 {
+        let code = errno
+        // Another thread or process created it in between: it still needs the syncs below.
+        guard code == EEXIST else { throw failure("create the directory", URL(fileURLWithPath: path), code) }
+      }
+      try syncDirectory(URL(fileURLWithPath: path, isDirectory: true))
+      try syncDirectory(URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true))
+    }
+  }
+
+  /// The identity and version of a file as `lstat` sees it (a symbolic link is not followed), or `nil` when there
+  /// is no such file.
+  static func stamp(of file: URL) -> FileStamp? {
+    stamp(atPath: file.path)
+  }
+
+  /// ``stamp(of:)`` for a path.
+  static func stamp(atPath path: String) -> FileStamp? {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return nil }
+    return FileStamp(status)
+  }
+
+  /// The names in a directory (without `.` and `..`), or `nil` when it does not exist.
+  static func names(in directory: URL) throws(StorageError) -> [String]? {
+    guard let stream = opendir(directory.path) else {
+      let code = errno
+      if code == ENOENT { return nil }
+      throw failure("list", directory, code)
+    }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let item = readdir(stream) {
+      let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// Reads a regular file without following a symbolic link, refusing anything larger than `limit`, and returns
+  /// its bytes with the stamp of the file that was read.
+  static func readRegularFile(_ file: URL, limit: Int) throws(StorageError) -> (Data, FileStamp) {
+    // O_NONBLOCK so that a FIFO planted in the directory cannot block the open.
+    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { throw failure("open", file, errno) }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { throw failure("stat", file, errno) }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      throw StorageError(code: .corruptEntry, message: "\(file.lastPathComponent) is not a regular file")
+    }
+    guard status.st_size <= limit else {
       throw StorageError(
-        code: .ioFailed,
-        message: "cannot create the directory \(directory.path)",
-        underlyingError: error
+        code: .corruptEntry,
+        message: "\(file.lastPathComponent) is larger than an entry can be (\(status.st_size) bytes, limit \(limit))"
       )
     }
+    var data = Data(count: Int(status.st_size))
+    var filled = 0
+    let readErrno = data.withUnsafeMutableBytes { raw -> Int32 in
+      guard let base = raw.baseAddress else { return 0 }
+      while filled < raw.count {
+        let count = systemRead(descriptor, base + filled, raw.count - filled)
+        if count < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        if count == 0 { break }
+        filled += count
+      }
+      return 0
+    }
+    guard readErrno == 0 else { throw failure("read", file, readErrno) }
+    data.removeSubrange(filled...)
+    return (data, FileStamp(status))
   }
 
   static func syncDirectory(_ directory: URL) throws(StorageError) {
@@ -87,6 +187,16 @@ enum DurableFile {
     }
   }
 
+  private static func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.read(descriptor, bytes, count)
+    #elseif canImport(Musl)
+    return Musl.read(descriptor, bytes, count)
+    #else
+    return Darwin.read(descriptor, bytes, count)
+    #endif
+  }
+
   private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.write(descriptor, bytes, count)
@@ -97,10 +207,40 @@ enum DurableFile {
     #endif
   }
 
-  private static func failure(_ operation: String, _ file: URL, _ code: Int32) -> StorageError {
+  static func failure(_ operation: String, _ file: URL, _ code: Int32) -> StorageError {
     StorageError(
       code: .ioFailed,
       message: "\(operation) failed for \(file.path): \(String(cString: strerror(code)))"
     )
+  }
+}
+
+/// What identifies one version of a file: device, inode, size and both modification and status-change times. A write
+/// by rename gives a new inode, and a write in place changes the size or the times, so an unchanged stamp means the
+/// file was not rewritten (to the file system's timestamp resolution).
+struct FileStamp: Hashable, Sendable {
+  var device: UInt64
+  var inode: UInt64
+  var size: Int64
+  var modified: Int64
+  var modifiedNanoseconds: Int
+  var changed: Int64
+  var changedNanoseconds: Int
+
+  init(_ status: stat) {
+    device = UInt64(truncatingIfNeeded: status.st_dev)
+    inode = UInt64(truncatingIfNeeded: status.st_ino)
+    size = Int64(status.st_size)
+    #if canImport(Darwin)
+    modified = Int64(status.st_mtimespec.tv_sec)
+    modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
+    changed = Int64(status.st_ctimespec.tv_sec)
+    changedNanoseconds = Int(status.st_ctimespec.tv_nsec)
+    #else
+    modified = Int64(status.st_mtim.tv_sec)
+    modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+    changed = Int64(status.st_ctim.tv_sec)
+    changedNanoseconds = Int(status.st_ctim.tv_nsec)
+    #endif
   }
 }

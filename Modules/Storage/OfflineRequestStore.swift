@@ -4,14 +4,26 @@ public import Foundation
 /// A durable store of requests that failed because the host could not be reached, replayed later in the order
 /// they were saved.
 ///
-/// One JSON file per entry, named after the SHA-256 of the entry's ``StoredRequest/key`` (method, URL and a digest
+/// One file per entry, named after the SHA-256 of the entry's ``StoredRequest/key`` (method, URL and a digest
 /// of the body), so two different requests never overwrite each other while the same request saved twice stays one
 /// entry, in its first position. Every write is crash-safe: temporary file, `fsync`, `rename`, `fsync` of the
-/// directory; a process killed mid-save leaves either the whole entry or nothing. A corrupt entry file is moved into
-/// `corrupt/` and reported; every other entry still loads.
+/// directory (and creating the directory syncs it and its parent); a process killed mid-save leaves either the whole
+/// entry or nothing.
+///
+/// Every file in the directory is untrusted input. Each entry carries an HMAC-SHA256 of its name and content under
+/// the store's secret key (`.key`, 32 random bytes, mode `0600`, made with the first entry), so only requests this
+/// store saved are ever loaded: a file that someone else put there (an `uploadFile` entry naming `/etc/passwd`, say)
+/// fails the check. Such a file, and any other that is not an entry (bad JSON or fields, a sequence number of 0 or
+/// one already taken, another entry's name, not a regular file), is moved into `corrupt/`, reported by ``load()``
+/// and by the `save` that found it (see ``OfflineStoreProblem``), and never replayed; every other entry still
+/// loads. The key protects against writers that cannot read it: another user with write access to the directory, a
+/// restored backup, another store's files. Anyone who can read the key (the app's own user) can forge entries.
+///
+/// ``load()`` reads only the files that changed since the last call (by inode, size and times), so a second load of
+/// an unchanged store costs a directory listing and one `lstat` per entry.
 ///
 /// ```swift
-/// let store = OfflineRequestStore(directory: OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
+/// let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
 /// try store.save(Request.delete("boards/1", storePolicy: .offline), url: finalURL)
 /// for entry in try store.all() {
 ///   // re-send entry.request; on success:
@@ -21,8 +33,29 @@ public import Foundation
 ///
 /// One process at a time owns a directory; inside it the store is safe to use from any thread.
 public final class OfflineRequestStore: Sendable {
+  /// A loaded entry and the stamp of the file it was read from.
+  struct Indexed: Sendable {
+    var stamp: FileStamp
+    var entry: StoredRequest
+  }
+
   private struct State: Sendable {
-    var nextSequence: UInt64?
+    var key: [UInt8]?
+    /// The entries as of the last scan or write, by file name.
+    var index: [String: Indexed] = [:] {
+      didSet { order = nil }
+    }
+    /// The entries of ``index`` in replay order, checked for duplicate numbers; `nil` after any change.
+    var order: [StoredRequest]?
+    var scanned = false
+    /// How many entry files were read and checked, for tests of the incremental load.
+    var filesRead = 0
+    /// The highest sequence number given or seen; the next entry gets one more.
+    var highestSequence: UInt64 = 0
+    /// Files set aside by the running operation.
+    var found: [OfflineStoreProblem] = []
+    /// Files set aside by a `save` (or a key read), handed to the next ``load()``.
+    var unreported: [OfflineStoreProblem] = []
   }
 
   /// The directory holding the entry files.
@@ -35,13 +68,13 @@ public final class OfflineRequestStore: Sendable {
   /// Opens (and creates on first write) a store in a directory.
   /// - Parameters:
   ///   - directory: Where the entries live; see ``defaultDirectory(name:)``.
-  ///   - onProblem: Called, outside any lock, for every corrupt entry file found while loading.
+  ///   - onProblem: Called, outside any lock, for every file set aside, by the ``load()`` or `save` that found it.
   public init(directory: URL, onProblem: (@Sendable (OfflineStoreProblem) -> Void)? = nil) {
     self.directory = directory
     self.onProblem = onProblem
   }
 
-  /// The folder corrupt entry files are moved into.
+  /// The folder files that are not trusted entries are moved into.
   public var corruptDirectory: URL { directory.appendingPathComponent("corrupt", isDirectory: true) }
 
   /// Stores a request.
@@ -58,57 +91,73 @@ public final class OfflineRequestStore: Sendable {
 
   /// Stores a snapshot. When an entry with the same ``StoredRequest/key`` is already stored, nothing is written and
   /// that entry is returned: it keeps its place in the replay order.
+  ///
+  /// Files found to be bad on the way (on the first use of the store, or under the entry's own name) are set aside,
+  /// reported through `onProblem`, and again by the next ``load()``. When the sequence numbers are used up (an entry
+  /// numbered `UInt64.max`), the entries are renumbered from 1 in their order first.
   /// - Parameter request: The snapshot; its ``StoredRequest/sequence`` is assigned by the store.
   /// - Returns: The entry as stored.
-  /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when the file cannot be written.
+  /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when the file cannot be written,
+  ///   ``StorageError/Code/unsupportedRequest`` when the entry cannot be encoded or is larger than 256 MiB.
   @discardableResult
   public func save(_ request: StoredRequest) throws(StorageError) -> StoredRequest {
-    try locked { state throws(StorageError) -> StoredRequest in
+    var problems: [OfflineStoreProblem] = []
+    let entry = try locked { state throws(StorageError) -> StoredRequest in
+      defer {
+        problems = state.found
+        state.unreported += state.found
+        state.found = []
+      }
       try DurableFile.createDirectory(directory)
-      let file = directory.appendingPathComponent(request.fileName)
-      if let existing = try? Self.decode(Data(contentsOf: file)), existing.key == request.key {
-        return existing
+      if !state.scanned { try scan(&state) }
+      let name = request.fileName
+      let file = directory.appendingPathComponent(name)
+      if let stamp = DurableFile.stamp(of: file) {
+        if let cached = state.index[name], cached.stamp == stamp {
+          if cached.entry.key == request.key { return cached.entry }
+        } else {
+          // Changed behind the store's back: trust it only if it checks out.
+          state.index[name] = nil
+          if let existing = try readEntry(name, state: &state), existing.entry.key == request.key {
+            state.index[name] = existing
+            return existing.entry
+          }
+        }
       }
+      if state.highestSequence == .max { try renumber(&state) }
       var entry = request
-      let sequence: UInt64
-      if let next = state.nextSequence {
-        sequence = next
-      } else {
-        sequence = (try scan().requests.last?.sequence ?? 0) + 1
-      }
-      entry.sequence = sequence
-      state.nextSequence = sequence + 1
-      let data: Data
-      do {
-        data = try JSONEncoder().encode(entry)
-      } catch {
-        throw StorageError(code: .unsupportedRequest, message: "the entry cannot be encoded", underlyingError: error)
-      }
-      try DurableFile.write(data, to: file)
+      entry.sequence = state.highestSequence + 1
+      try write(entry, state: &state)
       return entry
     }
+    report(problems)
+    return entry
   }
 
-  /// Every entry, oldest first. Corrupt files are set aside and reported through `onProblem`.
+  /// Every entry, oldest first. Bad files are set aside and reported through `onProblem`.
   /// - Returns: The entries in insertion order.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when the directory cannot be read.
   public func all() throws(StorageError) -> [StoredRequest] {
     try load().requests
   }
 
-  /// Every entry, oldest first, and the files that had to be set aside (also reported through `onProblem`).
+  /// Every entry, oldest first, and the files that had to be set aside: by this call (also reported through
+  /// `onProblem`) or by a `save` since the last load.
+  ///
+  /// Only files that changed since the last call are read again.
   /// - Returns: The entries and the problems.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when the directory cannot be read.
   public func load() throws(StorageError) -> OfflineStoreContents {
-    let contents = try locked { state throws(StorageError) -> OfflineStoreContents in
-      let contents = try scan()
-      let next = (contents.requests.last?.sequence ?? 0) + 1
-      state.nextSequence = max(state.nextSequence ?? next, next)
-      return contents
+    let (contents, fresh) = try locked { state throws(StorageError) -> (OfflineStoreContents, [OfflineStoreProblem]) in
+      defer { state.found = [] }
+      try scan(&state)
+      let fresh = state.found
+      let problems = state.unreported + fresh
+      state.unreported = []
+      let requests = state.order ?? Self.ordered(state.index).map(\.entry)
+      return (OfflineStoreContents(requests: requests, problems: problems), fresh)
     }
-    if let onProblem {
-      for problem in contents.problems { onProblem(problem) }
-    }
+    report(fresh)
     return contents
   }
 
@@ -116,19 +165,37 @@ public final class OfflineRequestStore: Sendable {
   /// - Parameter request: The entry, as returned by ``all()`` or a `save`.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when the file cannot be removed.
   public func remove(_ request: StoredRequest) throws(StorageError) {
-    try locked { _ throws(StorageError) in
+    try locked { state throws(StorageError) in
+      state.index[request.fileName] = nil
       try DurableFile.remove(directory.appendingPathComponent(request.fileName))
     }
   }
 
-  /// Removes every entry (corrupt files set aside are kept).
+  /// Removes every entry (files set aside and the key are kept).
   /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when a file cannot be removed.
   public func removeAll() throws(StorageError) {
-    try locked { _ throws(StorageError) in
+    try locked { state throws(StorageError) in
+      state.index = [:]
       for name in try entryNames() where name.hasSuffix(".json") || name.hasPrefix(DurableFile.temporaryPrefix) {
         try DurableFile.remove(directory.appendingPathComponent(name))
       }
     }
+  }
+
+  /// How many entry files this instance has read and checked so far.
+  var entryFilesRead: Int { state.withLock(\.filesRead) }
+
+  /// The bytes of an entry file for `entry` as this store would write it (with its authentication code).
+  func entryFile(for entry: StoredRequest) throws(StorageError) -> Data {
+    try locked { state throws(StorageError) -> Data in
+      try DurableFile.createDirectory(directory)
+      return try entry.entryFile(key: try key(&state))
+    }
+  }
+
+  private func report(_ problems: [OfflineStoreProblem]) {
+    guard let onProblem else { return }
+    for problem in problems { onProblem(problem) }
   }
 
   private func locked<Output>(
@@ -144,63 +211,137 @@ public final class OfflineRequestStore: Sendable {
   }
 
   private func entryNames() throws(StorageError) -> [String] {
-    guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
-    do {
-      return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-    } catch {
-      throw StorageError(code: .ioFailed, message: "cannot list \(directory.path)", underlyingError: error)
-    }
+    try DurableFile.names(in: directory) ?? []
   }
 
-  /// Reads every entry; must run inside the lock.
-  private func scan() throws(StorageError) -> OfflineStoreContents {
-    var requests: [StoredRequest] = []
-    var problems: [OfflineStoreProblem] = []
+  /// The store's key, read or created on first use; must run inside the lock.
+  private func key(_ state: inout State) throws(StorageError) -> [UInt8] {
+    if let key = state.key { return key }
+    let (key, problem) = try readOrCreateKey()
+    if let problem { state.found.append(problem) }
+    state.key = key
+    return key
+  }
+
+  /// Brings the index up to date with the directory, reading only files whose stamp changed, and sets aside every
+  /// bad file; must run inside the lock.
+  private func scan(_ state: inout State) throws(StorageError) {
+    let directoryPath = directory.path + "/"
+    var present = Set<String>()
+    var read = Set<String>()
     for name in try entryNames() {
-      let file = directory.appendingPathComponent(name)
       if name.hasPrefix(DurableFile.temporaryPrefix) {
         // An interrupted write: never acknowledged, never an entry.
-        try? DurableFile.remove(file)
+        try? DurableFile.remove(directory.appendingPathComponent(name))
         continue
       }
       guard name.hasSuffix(".json") else { continue }
-      do {
-        let entry = try Self.decode(Data(contentsOf: file))
-        guard entry.fileName == name else {
-          throw StorageError(code: .corruptEntry, message: "the content does not match the file name")
-        }
-        requests.append(entry)
-      } catch {
-        problems.append(setAside(name, reason: Self.reason(for: error), error: error))
-      }
+      guard let stamp = DurableFile.stamp(atPath: directoryPath + name) else { continue }
+      present.insert(name)
+      if let cached = state.index[name], cached.stamp == stamp { continue }
+      state.index[name] = try readEntry(name, state: &state)
+      read.insert(name)
     }
-    requests.sort { ($0.sequence, $0.fileName) < ($1.sequence, $1.fileName) }
-    return OfflineStoreContents(requests: requests, problems: problems)
+    for name in state.index.keys where !present.contains(name) { state.index[name] = nil }
+    state.scanned = true
+    guard state.order == nil else { return }  // nothing changed since the last check
+    // One entry per sequence number: an entry loaded before keeps it over one read now, else the first by name;
+    // the others are set aside.
+    var previous: UInt64?
+    let ordered = state.index.sorted {
+      ($0.value.entry.sequence, read.contains($0.key) ? 1 : 0, $0.key)
+        < ($1.value.entry.sequence, read.contains($1.key) ? 1 : 0, $1.key)
+    }
+    for (name, item) in ordered {
+      let sequence = item.entry.sequence
+      guard sequence != previous else {
+        state.index[name] = nil
+        let error = StorageError(
+          code: .corruptEntry,
+          message: "\(name) has the sequence number \(sequence) of an earlier entry"
+        )
+        state.found.append(setAside(name, error: error))
+        continue
+      }
+      previous = sequence
+    }
+    state.highestSequence = max(state.highestSequence, previous ?? 0)
+    state.order = Self.ordered(state.index).map(\.entry)
   }
 
-  private func setAside(_ name: String, reason: String, error: any Error) -> OfflineStoreProblem {
+  /// Reads and checks one entry file; a bad one is set aside and added to the problems found.
+  private func readEntry(_ name: String, state: inout State) throws(StorageError) -> Indexed? {
+    // The key is read first: a key that cannot be had is the store's failure, not this file's.
+    let key = try key(&state)
+    state.filesRead += 1
+    do throws(StorageError) {
+      let (data, stamp) = try DurableFile.readRegularFile(
+        directory.appendingPathComponent(name),
+        limit: StoredRequest.maximumEntrySize
+      )
+      let entry = try StoredRequest.decodeEntry(data, named: name, key: key)
+      return Indexed(stamp: stamp, entry: entry)
+    } catch {
+      state.found.append(setAside(name, error: error))
+      return nil
+    }
+  }
+
+  private func write(_ entry: StoredRequest, state: inout State) throws(StorageError) {
+    let name = entry.fileName
+    let file = directory.appendingPathComponent(name)
+    try DurableFile.write(try entry.entryFile(key: try key(&state)), to: file)
+    state.highestSequence = max(state.highestSequence, entry.sequence)
+    state.index[name] = DurableFile.stamp(of: file).map { Indexed(stamp: $0, entry: entry) }
+  }
+
+  /// The entries in replay order: by sequence number, then file name (the name is the index's key, so no digest is
+  /// worked out while sorting).
+  private static func ordered(_ index: [String: Indexed]) -> [(name: String, entry: StoredRequest)] {
+    index.map { (name: $0.key, entry: $0.value.entry) }.sorted {
+      ($0.entry.sequence, $0.name) < ($1.entry.sequence, $1.name)
+    }
+  }
+
+  /// Numbers the entries 1, 2, 3… in their order. Each new number is at most the old one and they are written
+  /// oldest first, so a crash halfway leaves the order intact.
+  private func renumber(_ state: inout State) throws(StorageError) {
+    let ordered = Self.ordered(state.index).map(\.entry)
+    state.highestSequence = 0
+    for (offset, original) in ordered.enumerated() {
+      var entry = original
+      entry.sequence = UInt64(offset + 1)
+      if entry.sequence != original.sequence { try write(entry, state: &state) }
+      state.highestSequence = entry.sequence
+    }
+  }
+
+  /// Moves a bad file into `corrupt/` and describes it.
+  func setAside(_ name: String, error: StorageError) -> OfflineStoreProblem {
     var destination = corruptDirectory.appendingPathComponent(name)
     var attempt = 1
     while FileManager.default.fileExists(atPath: destination.path) {
       destination = corruptDirectory.appendingPathComponent("\(name).\(attempt)")
       attempt += 1
     }
-    do {
+    do throws(StorageError) {
       try DurableFile.createDirectory(corruptDirectory)
       try DurableFile.move(directory.appendingPathComponent(name), to: destination)
-      return OfflineStoreProblem(fileName: name, reason: reason, movedTo: destination, underlyingError: error)
-    } catch {
-      return OfflineStoreProblem(fileName: name, reason: "\(reason); \(error)", movedTo: nil, underlyingError: error)
+      return OfflineStoreProblem(
+        fileName: name,
+        code: error.code,
+        reason: error.message,
+        movedTo: destination,
+        underlyingError: error
+      )
+    } catch let moveError {
+      return OfflineStoreProblem(
+        fileName: name,
+        code: error.code,
+        reason: "\(error.message); \(moveError.message)",
+        movedTo: nil,
+        underlyingError: error
+      )
     }
-  }
-
-  private static func decode(_ data: Data) throws -> StoredRequest {
-    try JSONDecoder().decode(StoredRequest.self, from: data)
-  }
-
-  private static func reason(for error: any Error) -> String {
-    if let error = error as? StorageError { return error.message }
-    if error is DecodingError { return "the file is not a valid stored request: \(error)" }
-    return "the file cannot be read: \(error)"
   }
 }

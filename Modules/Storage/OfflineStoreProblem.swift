@@ -1,12 +1,16 @@
 public import Foundation
 
-/// An entry file of the offline store that could not be loaded, and where it was put.
+/// A file of the offline store that could not be loaded as an entry, and where it was put.
 ///
-/// A corrupt or unreadable entry never stops the other entries from loading: it is moved into the store's
+/// A corrupt, unreadable or untrusted file never stops the other entries from loading: it is moved into the store's
 /// `corrupt/` folder (kept for inspection, never replayed) and reported.
 public struct OfflineStoreProblem: Sendable, CustomStringConvertible {
   /// The entry's file name in the store directory.
   public var fileName: String
+  /// ``StorageError/Code/untrustedEntry`` for a file the store did not write (or a bad key file),
+  /// ``StorageError/Code/corruptEntry`` for one that is not an entry, ``StorageError/Code/ioFailed`` when it cannot
+  /// be read.
+  public var code: StorageError.Code
   /// Why it could not be loaded.
   public var reason: String
   /// Where the file was moved to, or `nil` when even moving it failed.
@@ -17,19 +21,27 @@ public struct OfflineStoreProblem: Sendable, CustomStringConvertible {
   /// Creates a problem report.
   /// - Parameters:
   ///   - fileName: The entry's file name.
+  ///   - code: The kind of problem.
   ///   - reason: Why it could not be loaded.
   ///   - movedTo: Where it was moved to.
   ///   - underlyingError: The error behind it.
-  public init(fileName: String, reason: String, movedTo: URL?, underlyingError: (any Error)? = nil) {
+  public init(
+    fileName: String,
+    code: StorageError.Code = .corruptEntry,
+    reason: String,
+    movedTo: URL?,
+    underlyingError: (any Error)? = nil
+  ) {
     self.fileName = fileName
+    self.code = code
     self.reason = reason
     self.movedTo = movedTo
     self.underlyingError = underlyingError
   }
 
-  /// `<file name>: <reason>`, and where it went.
+  /// `<file name>: <code>: <reason>`, and where it went.
   public var description: String {
-    "\(fileName): \(reason)" + (movedTo.map { " (moved to \($0.path))" } ?? " (could not be moved aside)")
+    "\(fileName): \(code): \(reason)" + (movedTo.map { " (moved to \($0.path))" } ?? " (could not be moved aside)")
   }
 }
 

@@ -17,16 +17,34 @@ struct SHA256 {
   private var pending: [UInt8] = []
   private var totalLength: UInt64 = 0
 
-  /// Feeds more bytes.
+  /// Feeds more bytes; whole 64-byte blocks of a contiguous buffer are compressed in place, without copying.
   mutating func update(_ bytes: some Sequence<UInt8>) {
-    for byte in bytes {
-      pending.append(byte)
-      totalLength &+= 1
-      if pending.count == 64 {
-        compress(pending)
-        pending.removeAll(keepingCapacity: true)
-      }
+    let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+      update(buffer: UnsafeRawBufferPointer(buffer))
     }
+    if handled == nil {
+      let copy = Array(bytes)
+      copy.withUnsafeBytes { update(buffer: $0) }
+    }
+  }
+
+  private mutating func update(buffer: UnsafeRawBufferPointer) {
+    totalLength &+= UInt64(buffer.count)
+    var offset = 0
+    if !pending.isEmpty {
+      let taken = min(64 - pending.count, buffer.count)
+      pending.append(contentsOf: buffer[0..<taken])
+      offset = taken
+      guard pending.count == 64 else { return }
+      let block = pending
+      block.withUnsafeBytes { compress($0) }
+      pending.removeAll(keepingCapacity: true)
+    }
+    while buffer.count - offset >= 64 {
+      compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
+      offset += 64
+    }
+    pending.append(contentsOf: buffer[offset...])
   }
 
   /// The digest of everything fed so far.
@@ -36,7 +54,11 @@ struct SHA256 {
     tail.append(0x80)
     while tail.count % 64 != 56 { tail.append(0) }
     for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
-    for start in stride(from: 0, to: tail.count, by: 64) { compress(Array(tail[start..<start + 64])) }
+    tail.withUnsafeBytes { raw in
+      for start in stride(from: 0, to: raw.count, by: 64) {
+        compress(UnsafeRawBufferPointer(rebasing: raw[start..<start + 64]))
+      }
+    }
     var digest: [UInt8] = []
     digest.reserveCapacity(32)
     for word in state {
@@ -45,64 +67,89 @@ struct SHA256 {
     return digest
   }
 
-  /// The lower-case hexadecimal digest of `bytes`.
-  static func hex(_ bytes: some Sequence<UInt8>) -> String {
+  /// The digest of `bytes`.
+  static func digest(_ bytes: some Sequence<UInt8>) -> [UInt8] {
     var hasher = SHA256()
     hasher.update(bytes)
+    return hasher.finalize()
+  }
+
+  /// The lower-case hexadecimal digest of `bytes`.
+  static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    hexString(digest(bytes))
+  }
+
+  /// HMAC-SHA256 (RFC 2104) of `message` under `key`.
+  static func hmac(key: [UInt8], _ message: some Sequence<UInt8>) -> [UInt8] {
+    var block = key.count > 64 ? digest(key) : key
+    block += [UInt8](repeating: 0, count: 64 - block.count)
+    var inner = SHA256()
+    inner.update(block.map { $0 ^ 0x36 })
+    inner.update(message)
+    var outer = SHA256()
+    outer.update(block.map { $0 ^ 0x5c })
+    outer.update(inner.finalize())
+    return outer.finalize()
+  }
+
+  /// Lower-case hexadecimal text of bytes.
+  static func hexString(_ bytes: [UInt8]) -> String {
     let hexDigits = Array("0123456789abcdef")
     var text = ""
-    for byte in hasher.finalize() {
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
       text.append(hexDigits[Int(byte >> 4)])
       text.append(hexDigits[Int(byte & 0x0f)])
     }
     return text
   }
 
-  private mutating func compress(_ block: [UInt8]) {
-    var words = [UInt32](repeating: 0, count: 64)
-    for index in 0..<16 {
-      let base = index * 4
-      words[index] =
-        UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
-        | UInt32(block[base + 3])
+  private mutating func compress(_ block: UnsafeRawBufferPointer) {
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+      for index in 0..<16 {
+        let base = index * 4
+        words[index] =
+          UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8
+          | UInt32(block[base + 3])
+      }
+      for index in 16..<64 {
+        let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
+        let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
+        words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+      }
+      var a = state[0]
+      var b = state[1]
+      var c = state[2]
+      var d = state[3]
+      var e = state[4]
+      var f = state[5]
+      var g = state[6]
+      var h = state[7]
+      for index in 0..<64 {
+        let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+        let choice = (e & f) ^ (~e & g)
+        let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ words[index]
+        let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+        let majority = (a & b) ^ (a & c) ^ (b & c)
+        let temp2 = sum0 &+ majority
+        h = g
+        g = f
+        f = e
+        e = d &+ temp1
+        d = c
+        c = b
+        b = a
+        a = temp1 &+ temp2
+      }
+      state[0] &+= a
+      state[1] &+= b
+      state[2] &+= c
+      state[3] &+= d
+      state[4] &+= e
+      state[5] &+= f
+      state[6] &+= g
+      state[7] &+= h
     }
-    for index in 16..<64 {
-      let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
-      let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
-      words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-    }
-    var a = state[0]
-    var b = state[1]
-    var c = state[2]
-    var d = state[3]
-    var e = state[4]
-    var f = state[5]
-    var g = state[6]
-    var h = state[7]
-    for index in 0..<64 {
-      let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-      let choice = (e & f) ^ (~e & g)
-      let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ words[index]
-      let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-      let majority = (a & b) ^ (a & c) ^ (b & c)
-      let temp2 = sum0 &+ majority
-      h = g
-      g = f
-      f = e
-      e = d &+ temp1
-      d = c
-      c = b
-      b = a
-      a = temp1 &+ temp2
-    }
-    state[0] &+= a
-    state[1] &+= b
-    state[2] &+= c
-    state[3] &+= d
-    state[4] &+= e
-    state[5] &+= f
-    state[6] &+= g
-    state[7] &+= h
   }
 
   private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

@@ -18,7 +18,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
 
     /// A file could not be created, written, synced, renamed, read or removed.
     public static let ioFailed = Code("ioFailed")
-    /// A stored entry could not be decoded (it is set aside into `corrupt/`).
+    /// A stored entry could not be decoded, has a sequence number that is out of range or taken by an earlier entry,
+    /// or is stored under a name that is not its own (it is set aside into `corrupt/`).
     public static let corruptEntry = Code("corruptEntry")
     /// The request cannot be stored: a parameter that cannot be normalised, say.
     public static let unsupportedRequest = Code("unsupportedRequest")
@@ -26,6 +27,12 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public static let cacheMiss = Code("cacheMiss")
     /// The `X-Malibu-Cache-Policy` header names no known ``MalibuCore/CachePolicy``.
     public static let invalidCachePolicy = Code("invalidCachePolicy")
+    /// An offline-store entry file that this store did not write: its authentication code is missing or does not
+    /// match the store's key (forged, tampered with, or copied from another store). It is set aside, never replayed.
+    public static let untrustedEntry = Code("untrustedEntry")
+    /// A name that would lead outside its directory: empty where a name is needed, absolute, `.` or `..`, a path
+    /// separator or a NUL byte where one component is expected, or a symbolic link that leaves the directory.
+    public static let invalidName = Code("invalidName")
 
     /// The code's name, as spelled in Swift.
     public var description: String { name }

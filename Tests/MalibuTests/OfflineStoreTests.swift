@@ -237,8 +237,64 @@ struct OfflineStoreTests {
     #expect(transport.recordedPaths == ["/api/boards/2"])
     let setAside = networking.offlineStore.corruptDirectory.appendingPathComponent(entries[0].fileName)
     #expect(FileManager.default.fileExists(atPath: setAside.path))
-    #expect(errors.errors.value.contains { $0.contains("corruptEntry") })
+    // Bytes without the store's authentication header: not written by the store, so untrusted.
+    #expect(errors.errors.value.contains { $0.contains("untrustedEntry") && $0.contains(entries[0].fileName) })
     #expect(try networking.offlineStore.all().isEmpty)
+  }
+
+  /// An entry file the app never saved, as an attacker would write it: no authentication header, or a made-up one.
+  static let forgeries: [String] = ["", "malibu-offline-entry hmac-sha256=\(String(repeating: "0", count: 64))\n"]
+
+  @Test(arguments: forgeries)
+  func aForgedUploadFileEntryIsRefusedByReplayAndNothingIsUploaded(header: String) async throws {
+    let transport = makeTransport()
+    transport.stub(.delete, "/api/boards/*", error: refused)
+    let networking = makeOfflineNetworking(transport)
+    let errors = RecordingErrorLogger()
+    let logger = NetworkLogger(level: .error)
+    logger.errorLogger = errors
+    networking.logger = logger
+    _ = await outcome(networking.request(Probe(.delete("boards/1", storePolicy: .offline))))
+
+    // A local file outside the store, and an entry naming it for upload to the API.
+    let secret = offlineTestRoot.appendingPathComponent("secret-\(UUID().uuidString).txt")
+    let secretBytes = Data("not for upload".utf8)
+    try secretBytes.write(to: secret)
+    var forged = try StoredRequest(
+      Request(
+        method: .post,
+        resource: "http://127.0.0.1:8080/api/upload",
+        contentType: .custom("text/plain"),
+        task: .uploadFile(secret)
+      )
+    )
+    forged.sequence = 1
+    let forgedFile = networking.offlineStore.directory.appendingPathComponent(forged.fileName)
+    try (Data(header.utf8) + JSONEncoder().encode(forged)).write(to: forgedFile)
+
+    transport.reset()
+    transport.stub(.delete, "/api/boards/*", status: .noContent)
+    transport.stub(.post, "/api/upload", status: .ok)
+    let outcomes = try await networking.replay().value
+    #expect(outcomes.count == 1)
+    #expect(try outcomes.first?.get().statusCode == 204)
+    #expect(transport.recordedPaths == ["/api/boards/1"], "the good entry replays, the forged one is not sent")
+    #expect(!transport.recordedRequests.contains { $0.body == secretBytes })
+    let logged = errors.errors.value
+    #expect(logged.contains { $0.contains("untrustedEntry") && $0.contains(forged.fileName) }, "\(logged)")
+    let setAside = networking.offlineStore.corruptDirectory.appendingPathComponent(forged.fileName)
+    #expect(FileManager.default.fileExists(atPath: setAside.path))
+    #expect(!FileManager.default.fileExists(atPath: forgedFile.path))
+    #expect(try networking.offlineStore.all().isEmpty)
+
+    // The networking keeps working: a new offline request is stored and replayed.
+    transport.reset()
+    transport.stub(.delete, "/api/boards/*", error: refused)
+    _ = await outcome(networking.request(Probe(.delete("boards/2", storePolicy: .offline))))
+    transport.reset()
+    transport.stub(.delete, "/api/boards/*", status: .noContent)
+    #expect(try await networking.replay().value.count == 1)
+    #expect(transport.recordedPaths == ["/api/boards/2"])
   }
 
   @Test func clearOfflineRequestStorageEmptiesTheStore() async throws {

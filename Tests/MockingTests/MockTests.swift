@@ -119,6 +119,72 @@ struct MockTests {
     #expect(networkError.message.contains("does not exist"))
   }
 
+  struct EscapingName: Sendable, CustomTestStringConvertible {
+    let fileName: String
+    let mentions: String
+    var testDescription: String { fileName.replacingOccurrences(of: "\0", with: "\\0") }
+  }
+
+  static let escapingNames: [EscapingName] = [
+    EscapingName(fileName: "../x.json", mentions: "'..' component"),
+    EscapingName(fileName: "Fixtures/../../x.json", mentions: "'..' component"),
+    EscapingName(fileName: "..", mentions: "'..' component"),
+    EscapingName(fileName: "/etc/passwd", mentions: "absolute path"),
+    EscapingName(fileName: "boards\0.json", mentions: "NUL byte"),
+  ]
+
+  @Test(
+    "a mock file name that leads outside its directory is refused, for a bundle and a directory",
+    arguments: escapingNames
+  )
+  func escapingName(_ testCase: EscapingName) async throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // A file the name would reach if it were followed.
+    try Data("outside".utf8).write(to: directory.deletingLastPathComponent().appendingPathComponent("x.json"))
+    for mock in [
+      Mock(fileName: testCase.fileName, bundle: .module), Mock(fileName: testCase.fileName, directory: directory),
+    ] {
+      let provider = MockProvider<SharkywatersEndpoint> { _ in mock }
+      let error = await caughtError { _ = try await provider.response(for: mock, request: makeRequest(.get, "/x")) }
+      let networkError = try #require(error as? NetworkError)
+      #expect(networkError.code == .transportFailed)
+      #expect(networkError.message.contains(testCase.mentions), "\(networkError.message)")
+      #expect(networkError.message.contains("must be a relative path inside its directory"))
+    }
+    // The same provider setup with a good name still answers.
+    try Data(#"{"id":7}"#.utf8).write(to: directory.appendingPathComponent("board.json"))
+    #expect(try Mock(fileName: "board.json", directory: directory).loadData() == Data(#"{"id":7}"#.utf8))
+    #expect(try Mock(fileName: "boards.json", bundle: .module).loadData() == Self.boards)
+  }
+
+  @Test("a symbolic link in a mock directory is followed inside it and refused when it leads outside")
+  func symbolicLinks() async throws {
+    let outside = try makeTemporaryDirectory()
+    let directory = try makeTemporaryDirectory()
+    defer {
+      try? FileManager.default.removeItem(at: directory)
+      try? FileManager.default.removeItem(at: outside)
+    }
+    try Data("secret".utf8).write(to: outside.appendingPathComponent("secret.txt"))
+    try Data("inside".utf8).write(to: directory.appendingPathComponent("real.txt"))
+    try FileManager.default.createSymbolicLink(
+      at: directory.appendingPathComponent("escape.txt"),
+      withDestinationURL: outside.appendingPathComponent("secret.txt")
+    )
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.appendingPathComponent("alias.txt").path,
+      withDestinationPath: "real.txt"
+    )
+
+    let error = await caughtError { _ = try Mock(fileName: "escape.txt", directory: directory).loadData() }
+    let networkError = try #require(error as? NetworkError)
+    #expect(networkError.code == .transportFailed)
+    #expect(networkError.message.contains("symbolic link that leads outside"), "\(networkError.message)")
+    #expect(!networkError.message.contains("secret\""))
+    #expect(try Mock(fileName: "alias.txt", directory: directory).loadData() == Data("inside".utf8))
+  }
+
   @Test("a JSON value that cannot be serialised fails when used")
   func unsupportedJSON() async throws {
     let mock = Mock(json: ["set": Set([1, 2])])

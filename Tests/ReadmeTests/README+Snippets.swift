@@ -254,7 +254,7 @@ func readmeMocking2() async throws {
 /// README.md:312, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
   #sourceLocation(file:"README.md",line:313)
-  let store = OfflineRequestStore(directory: OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
+  let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
 

@@ -109,7 +109,7 @@ import Testing
       #expect(!problem.reason.isEmpty)
     }
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-    #expect(Set(names) == [kept.fileName, "corrupt"])
+    #expect(Set(names) == [kept.fileName, "corrupt", ".key"])
     #expect(try store.all().map(\.key) == [kept.key])
   }
 
@@ -123,8 +123,8 @@ import Testing
     }
   }
 
-  @Test func defaultDirectoryIsPerName() {
-    let one = OfflineRequestStore.defaultDirectory(name: "one")
+  @Test func defaultDirectoryIsPerName() throws {
+    let one = try OfflineRequestStore.defaultDirectory(name: "one")
     #expect(one.path.hasSuffix("malibu/offline/one"))
     #expect(one != OfflineRequestStore.defaultDirectory())
   }
