@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 /// How one transfer behaves: timeouts, redirects, decompression, TLS, progress and request compression.
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
@@ -74,10 +76,20 @@ public struct Timeouts: Hashable, Sendable {
 ///
 /// Followed redirects behave the same on every transport: 301, 302 and 303 turn a POST into a GET without a body
 /// (303 turns any method but HEAD into GET), 307 and 308 keep the method and the body. When a redirect leaves the
-/// origin (scheme, host and port), `Authorization`, `Cookie` and `Proxy-Authorization` are dropped.
+/// origin (scheme, host and port), `Authorization`, `Cookie` and `Proxy-Authorization` are dropped, and so are the
+/// ``sensitiveFields`` named here (an API key in a field of its own, say):
+///
+/// ```swift
+/// options.redirects.sensitiveFields = [HTTPField.Name("X-Api-Key")!]
+/// ```
 public struct RedirectPolicy: Hashable, Sendable {
   /// The most redirects followed; `0` follows none and returns the 3xx response itself.
   public var maxRedirects: Int
+
+  /// Further fields that never follow a redirect to another origin, besides `Authorization`, `Cookie` and
+  /// `Proxy-Authorization`, which are always dropped there. Empty by default. Names match case-insensitively; a
+  /// redirect within the origin keeps every field.
+  public var sensitiveFields: Set<HTTPField.Name> = []
 
   /// Follow up to `max` redirects; one more is a ``TransportError/Code/tooManyRedirects`` error.
   /// - Parameter max: The most redirects followed.
