@@ -122,6 +122,26 @@ extension URLSessionTransportTests {
       #expect(error?.code == .invalidRequest)
     }
 
+    /// A URL past 64 KiB is refused before anything is sent, with its length and the limit; one of exactly the limit
+    /// goes out, and the transport then serves a good request.
+    @Test func aURLTooLongFailsBeforeAnythingIsSent() async throws {
+      let fixture = try Fixture()
+      let base = fixture.server.url("/echo?q=").absoluteString
+      let long = HTTPRequest(method: .get, url: URL(string: base + String(repeating: "a", count: 1 << 20))!)
+      let error = await transportError { _ = try await fixture.fetch(long) }
+      #expect(error?.code == .invalidRequest)
+      #expect(error?.message == "URL too long (\(base.utf8.count + (1 << 20)) bytes, limit 65536)")
+      #expect(fixture.server.acceptedConnections == 0)
+
+      let atLimit = URL(string: base + String(repeating: "a", count: 65536 - base.utf8.count))!
+      let (head, _, _) = try await fixture.fetch(HTTPRequest(method: .get, url: atLimit))
+      #expect(head.status.code == 200)
+      #expect(fixture.last?.target.utf8.count == 65536 - "http://127.0.0.1:\(fixture.server.port)".utf8.count)
+      let (good, body, _) = try await fixture.fetch(fixture.request(.get, "/bytes?size=100"))
+      #expect(good.status.code == 200)
+      #expect(body == pattern(100))
+    }
+
     @Test func requestWithoutURLIsInvalid() async throws {
       let fixture = try Fixture()
       let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
