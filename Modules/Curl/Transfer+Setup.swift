@@ -84,6 +84,12 @@ extension Transfer {
       let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
       return transfer.receivedHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
     }
+    // Every new socket is noted, for the idle check's look at the socket (see `Transfer.lastReceived(now:)`).
+    CCurl_easy_setopt_sockopt_function(easy, CURLOPT_SOCKOPTFUNCTION) { engine, socket, _ in
+      Unmanaged<CurlEngine>.fromOpaque(engine!).takeUnretainedValue().sockets.insert(socket)
+      return CURL_SOCKOPT_OK
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, Unmanaged.passUnretained(engine).toOpaque())
     CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
       let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
       return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
