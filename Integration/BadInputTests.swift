@@ -69,7 +69,19 @@ struct BadInputTests {
     await expectTransportError(.bodyTooLarge) {
       try await backend.exchange(Servers.nginx("/bad/bomb.gz"), headers: ["Accept-Encoding": "gzip"], options: options)
     }
-    let whole = try await backend.exchange(Servers.nginx("/bad/bomb.gz"), headers: ["Accept-Encoding": "gzip"])
+    // The default ratio guard (1000:1 past 8 MiB) refuses it where Malibu decodes; URLSession decodes on its own
+    // and only the size limit (256 MiB) applies there.
+    if backend == .curl {
+      await expectTransportError(.bodyTooLarge) {
+        try await backend.exchange(Servers.nginx("/bad/bomb.gz"), headers: ["Accept-Encoding": "gzip"])
+      }
+    }
+    options.decompression = .enabled(limit: nil, maximumRatio: nil)
+    let whole = try await backend.exchange(
+      Servers.nginx("/bad/bomb.gz"),
+      headers: ["Accept-Encoding": "gzip"],
+      options: options
+    )
     #expect(whole.data.count == BadContent.bombSize)
   }
 }

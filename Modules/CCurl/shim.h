@@ -45,6 +45,12 @@ static inline CURLcode CCurl_easy_setopt_seek_function(CURL *handle, CURLoption 
   return curl_easy_setopt(handle, option, value);
 }
 
+/// For CURLOPT_SOCKOPTFUNCTION.
+static inline CURLcode CCurl_easy_setopt_sockopt_function(CURL *handle, CURLoption option,
+                                                         curl_sockopt_callback value) {
+  return curl_easy_setopt(handle, option, value);
+}
+
 /// For CURLOPT_XFERINFOFUNCTION.
 static inline CURLcode CCurl_easy_setopt_xferinfo_function(CURL *handle, CURLoption option,
                                                           curl_xferinfo_callback value) {

@@ -6,7 +6,8 @@ extension HTTPFields {
   /// Names must be HTTP tokens; values must not contain CR, LF or NUL (they would split the header and let a value
   /// smuggle in fields of its own). Leading and trailing spaces and tabs of a value are dropped.
   /// - Parameter headers: Names to values.
-  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidHeader`` naming the first bad field.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidHeader`` naming the first bad field (its name
+  ///   only: the value, often a credential, is never quoted).
   public init(validating headers: [String: String]) throws(NetworkError) {
     self.init()
     for name in headers.keys.sorted() {
@@ -32,11 +33,10 @@ extension HTTPFields {
     guard let fieldName = HTTPField.Name(name) else {
       throw NetworkError(code: .invalidHeader, message: "'\(name.debugDescription)' is not a valid header name")
     }
+    // The message names the field, never its value: a refused value is typically a credential (a token read from a
+    // file with its trailing newline), and error text ends up in logs.
     if HTTPField.containsLineBreakOrNUL(value) {
-      throw NetworkError(
-        code: .invalidHeader,
-        message: "the value of header '\(name)' contains CR, LF or NUL: \(value.debugDescription)"
-      )
+      throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' contains CR, LF or NUL")
     }
     let trimmed = value.trimmingSpacesAndTabs()
     guard HTTPField.isValidValue(trimmed) else {

@@ -34,6 +34,10 @@ final class CurlEngine {
   @exclusivity(unchecked) private var lastURL: (string: String, url: URL?)?
   /// Header fields of recent responses, reused by the transfers' parsers.
   let headerFieldCache = HeaderFieldCache()
+  /// The sockets libcurl opened for this engine's transfers (`CURLOPT_SOCKOPTFUNCTION`), so the idle check can ask
+  /// a connection's socket when it last received bytes (``socket(localPort:peerPort:)``). A closed one stays until
+  /// a lookup finds it gone.
+  @exclusivity(unchecked) var sockets = Set<Int32>()
 
   init?(loop: CurlLoop) {
     guard CurlGlobal.initialized, let multi = curl_multi_init() else { return nil }
@@ -247,4 +251,42 @@ final class CurlEngine {
 /// happen once in any case). `curl_global_cleanup` is never called: other code in the process may use libcurl too.
 enum CurlGlobal {
   static let initialized: Bool = curl_global_init(CCurl_GLOBAL_ALL) == CURLE_OK
+}
+
+extension CurlEngine {
+  /// The open socket among ``sockets`` whose local and peer ports are these (a connection's, as libcurl reports
+  /// them for the transfer using it, new or reused), or `nil`.
+  func socket(localPort: Int, peerPort: Int) -> Int32? {
+    var found: Int32?
+    var gone: [Int32] = []
+    for socket in sockets {
+      guard let local = Self.port(of: socket, peer: false) else {
+        gone.append(socket)
+        continue
+      }
+      if local == localPort, Self.port(of: socket, peer: true) == peerPort {
+        found = socket
+        break
+      }
+    }
+    for socket in gone { sockets.remove(socket) }
+    return found
+  }
+
+  /// The local or peer port of a TCP socket over IPv4 or IPv6 (`sin_port` and `sin6_port` share their place).
+  private static func port(of socket: Int32, peer: Bool) -> Int? {
+    var address = sockaddr_storage()
+    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    let result = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+        peer ? getpeername(socket, address, &length) : getsockname(socket, address, &length)
+      }
+    }
+    guard result == 0, address.ss_family == sa_family_t(AF_INET) || address.ss_family == sa_family_t(AF_INET6) else {
+      return nil
+    }
+    return withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+    }
+  }
 }

@@ -5,8 +5,8 @@ import MalibuCore
 /// Checks a request before anything is sent and builds the URL handed to libcurl.
 ///
 /// Everything is checked byte by byte: the method must be a token, the URL absolute `http` or `https` with an
-/// authority and a path, and no header name or value may hold CR, LF or NUL (HTTPTypes already turns those into
-/// spaces; this is the last line of defence should a value ever get through).
+/// authority and a path, at most `URLLength.limit` bytes in all, and no header name or value may hold CR, LF or NUL
+/// (HTTPTypes already turns those into spaces; this is the last line of defence should a value ever get through).
 enum RequestValidator {
   /// The absolute URL of `request`, ready for `CURLOPT_URL`.
   /// - Parameters:
@@ -59,7 +59,9 @@ enum RequestValidator {
       }
       if byte >= 0x80 { needsEncoding = true }
     }
-    return scheme + "://" + authority + (needsEncoding ? percentEncoded(path) : path)
+    let url = scheme + "://" + authority + (needsEncoding ? percentEncoded(path) : path)
+    try URLLength.check(url.utf8.count)
+    return url
   }
 
   /// The path with every byte outside ASCII percent-encoded.

@@ -84,6 +84,12 @@ extension Transfer {
       let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
       return transfer.receivedHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
     }
+    // Every new socket is noted, for the idle check's look at the socket (see `Transfer.lastReceived(now:)`).
+    CCurl_easy_setopt_sockopt_function(easy, CURLOPT_SOCKOPTFUNCTION) { engine, socket, _ in
+      Unmanaged<CurlEngine>.fromOpaque(engine!).takeUnretainedValue().sockets.insert(socket)
+      return CURL_SOCKOPT_OK
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, Unmanaged.passUnretained(engine).toOpaque())
     CCurl_easy_setopt_write_function(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
       let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
       return transfer.received(UnsafeRawBufferPointer(start: buffer, count: size * count))
@@ -112,8 +118,9 @@ extension Transfer {
 
     var list: UnsafeMutablePointer<curl_slist>?
     for field in fields {
-      // The body decides the framing: libcurl writes Content-Length or Transfer-Encoding from it.
-      if sendsBody && (field.name == .contentLength || field.name == .transferEncoding) { continue }
+      // Framing is the transport's alone, on every method: libcurl writes Content-Length or Transfer-Encoding from
+      // the body and manages the connection, so a caller's value would desynchronise a pooled connection.
+      if Self.isFraming(field.name) { continue }
       field.withUnsafeBytesOfValue { value in
         Self.addLine(to: &list, name: field.name.rawName, value: UnsafeRawBufferPointer(value))
       }
@@ -203,6 +210,11 @@ extension Transfer {
   }
 
   private static let gzip: StaticString = "gzip"
+
+  /// Whether a caller's field is one the transport alone writes: `Content-Length`, `Transfer-Encoding`, `Connection`.
+  static func isFraming(_ name: HTTPField.Name) -> Bool {
+    name == .contentLength || name == .transferEncoding || name == .connection
+  }
 
   /// Appends one header line to `list`, written straight into a temporary buffer (no Swift string is built for it):
   /// `Name: value`; `Name;` for an empty value (libcurl's way to send one); `Name:` for `nil`, which stops libcurl

@@ -402,6 +402,8 @@ final class Transfer {
           return .at(min(earliest, now &+ idleTimeout))
         }
         lastActivity = max(lastActivity, hopStart &+ connectedAfter)
+        // A byte that arrived without completing a header line reaches no callback; the socket knows of it.
+        if let received = lastReceived(now: now) { lastActivity = max(lastActivity, received) }
         deadline = lastActivity &+ idleTimeout
         if now >= deadline {
           let milliseconds = idleTimeout / 1_000_000
@@ -416,6 +418,28 @@ final class Transfer {
       earliest = min(earliest, deadline)
     }
     return earliest == .max ? .none : .at(earliest)
+  }
+
+  /// When the connection last received bytes, by the kernel's count (`TCP_INFO`), or `nil` when that is unknown: a
+  /// head that trickles in moves bytes that no callback sees until a line is complete. Asked only when the idle
+  /// deadline has come without a callback's activity. On HTTP/2, bytes of other streams on the connection count too.
+  func lastReceived(now: UInt64) -> UInt64? {
+    #if os(Linux)
+    guard let easy else { return nil }
+    var localPort = 0
+    var peerPort = 0
+    guard CCurl_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &localPort) == CURLE_OK, localPort > 0,
+      CCurl_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &peerPort) == CURLE_OK, peerPort > 0,
+      let socket = engine.socket(localPort: localPort, peerPort: peerPort)
+    else { return nil }
+    var info = tcp_info()
+    var length = socklen_t(MemoryLayout<tcp_info>.size)
+    guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return nil }
+    let ago = UInt64(info.tcpi_last_data_recv) &* 1_000_000
+    return ago < now ? now - ago : nil
+    #else
+    return nil
+    #endif
   }
 
   /// Nanoseconds from the start of this hop until the connection was ready, or `nil` when it is not yet.

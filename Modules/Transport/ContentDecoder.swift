@@ -11,14 +11,26 @@ import MalibuGzip
 /// Malibu does not decode (`br`, `zstd`, several codings) is left as it is, headers included: Malibu never offers
 /// those in `Accept-Encoding`.
 package final class ContentDecoder {
+  /// The most encoded bytes inflated at once when the ratio is checked: the check counts a slice as received before
+  /// zlib has consumed it, so a bomb gets at most `maximumRatio` times this much beyond the ratio.
+  private static let ratioSlice = 8 << 10
+
+  /// Thrown by the sink when the body decodes to more than the ratio allows.
+  private struct RatioExceeded: Error {}
+
   private let inflater: Inflater
   private let limit: Int?
+  private let maximumRatio: Int?
+  /// Encoded bytes handed to the inflater so far, and decoded bytes it produced.
+  private var encoded = 0
+  private var decoded = 0
 
   /// A decoder for a response with these header fields, or `nil` when the body is to be passed on as it is.
   package init?(headers: HTTPFields, decompression: Decompression) {
     guard decompression.isEnabled, let format = Self.format(of: headers) else { return nil }
     inflater = Inflater(format: format, limit: decompression.limit)
     limit = decompression.limit
+    maximumRatio = decompression.maximumRatio
   }
 
   /// The header fields the caller sees: when the body is decoded, `Content-Encoding` and `Content-Length` (which
@@ -91,20 +103,31 @@ package final class ContentDecoder {
   /// Decodes received bytes, handing each decoded piece to `sink` (valid only during the call).
   /// - Returns: The most restrictive result `sink` returned (`stop` over `pause` over `proceed`).
   /// - Throws: ``TransportError`` with ``TransportError/Code/decodingFailed`` for a corrupt body, or
-  ///   ``TransportError/Code/bodyTooLarge`` past the decompression limit.
+  ///   ``TransportError/Code/bodyTooLarge`` past the decompression limit or ratio (see ``Decompression``).
   package func decode(
     _ bytes: UnsafeRawBufferPointer,
     to sink: (UnsafeRawBufferPointer) -> BodyChannel.WriteResult
   ) throws(TransportError) -> BodyChannel.WriteResult {
     var result = BodyChannel.WriteResult.proceed
-    do {
-      try inflater.inflate(bytes) { output in
-        let written = sink(output)
-        if written == .stop || result == .proceed { result = written }
+    var start = 0
+    repeat {
+      // With a ratio to check, the input goes in small slices, so the encoded count is close to what zlib consumed.
+      let end = maximumRatio == nil ? bytes.count : min(bytes.count, start + Self.ratioSlice)
+      encoded += end - start
+      do {
+        try inflater.inflate(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) { output in
+          decoded += output.count
+          if let maximumRatio, decoded > Decompression.ratioThreshold, decoded / maximumRatio > encoded {
+            throw RatioExceeded()
+          }
+          let written = sink(output)
+          if written == .stop || result == .proceed { result = written }
+        }
+      } catch {
+        throw map(error)
       }
-    } catch {
-      throw map(error)
-    }
+      start = end
+    } while start < bytes.count
     return result
   }
 
@@ -119,6 +142,13 @@ package final class ContentDecoder {
   }
 
   private func map(_ error: any Error) -> TransportError {
+    if error is RatioExceeded {
+      return TransportError(
+        code: .bodyTooLarge,
+        message: "the body decodes to more than \(maximumRatio ?? 0) times its encoded size (\(decoded) bytes from "
+          + "\(encoded)): refused as a decompression bomb"
+      )
+    }
     if let error = error as? GzipError, error.code == .limitExceeded {
       return TransportError(
         code: .bodyTooLarge,

@@ -65,6 +65,7 @@ package enum Redirects {
     }
     if !isSameOrigin(current, target) {
       for name in credentialFields { next.headerFields[name] = nil }
+      for name in policy.sensitiveFields { next.headerFields[name] = nil }
     }
     return (next, nextBody)
   }

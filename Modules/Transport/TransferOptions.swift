@@ -1,7 +1,10 @@
+public import HTTPTypes
+
 /// How one transfer behaves: timeouts, redirects, decompression, TLS, progress and request compression.
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
-/// to 10 redirects, gzip and deflate decoded up to 1 GiB, certificates verified.
+/// to 10 redirects, gzip and deflate decoded up to 256 MiB and at most 1000 times their encoded size, certificates
+/// verified.
 ///
 /// ```swift
 /// var options = TransferOptions()
@@ -35,7 +38,7 @@ public struct TransferOptions: Sendable {
   public init(
     timeouts: Timeouts = Timeouts(),
     redirects: RedirectPolicy = .follow(max: 10),
-    decompression: Decompression = .enabled(limit: 1 << 30),
+    decompression: Decompression = .enabled(limit: Decompression.defaultLimit),
     tls: TLSOptions = TLSOptions(),
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
     requestCompression: RequestCompression = .none
@@ -74,10 +77,20 @@ public struct Timeouts: Hashable, Sendable {
 ///
 /// Followed redirects behave the same on every transport: 301, 302 and 303 turn a POST into a GET without a body
 /// (303 turns any method but HEAD into GET), 307 and 308 keep the method and the body. When a redirect leaves the
-/// origin (scheme, host and port), `Authorization`, `Cookie` and `Proxy-Authorization` are dropped.
+/// origin (scheme, host and port), `Authorization`, `Cookie` and `Proxy-Authorization` are dropped, and so are the
+/// ``sensitiveFields`` named here (an API key in a field of its own, say):
+///
+/// ```swift
+/// options.redirects.sensitiveFields = [HTTPField.Name("X-Api-Key")!]
+/// ```
 public struct RedirectPolicy: Hashable, Sendable {
   /// The most redirects followed; `0` follows none and returns the 3xx response itself.
   public var maxRedirects: Int
+
+  /// Further fields that never follow a redirect to another origin, besides `Authorization`, `Cookie` and
+  /// `Proxy-Authorization`, which are always dropped there. Empty by default. Names match case-insensitively; a
+  /// redirect within the origin keeps every field.
+  public var sensitiveFields: Set<HTTPField.Name> = []
 
   /// Follow up to `max` redirects; one more is a ``TransportError/Code/tooManyRedirects`` error.
   /// - Parameter max: The most redirects followed.
@@ -90,23 +103,42 @@ public struct RedirectPolicy: Hashable, Sendable {
   public static let none = RedirectPolicy(maxRedirects: 0)
 }
 
-/// Whether response bodies with a content coding are decoded.
+/// Whether response bodies with a content coding are decoded, and how much a decompression bomb may cost.
+///
+/// Two bounds apply while a body is decoded, each failing the transfer with ``TransportError/Code/bodyTooLarge``:
+/// - ``limit``: the decoded size (256 MiB by default, the facade's response ceiling);
+/// - ``maximumRatio``: once the decoded body has passed ``ratioThreshold`` (8 MiB), it may not be more than this many
+///   times the encoded bytes received so far (1000 by default). Real bodies rarely compress better than 100:1;
+///   deflate's best is about 1030:1, which only long runs of one byte reach, so a bomb is refused after about
+///   8 MiB of work instead of the whole limit.
 public struct Decompression: Hashable, Sendable {
+  /// The decoded size ``TransferOptions`` accepts by default: 256 MiB.
+  public static let defaultLimit = 256 << 20
+  /// The ratio of decoded to encoded bytes accepted by default: 1000.
+  public static let defaultMaximumRatio = 1000
+  /// The decoded size below which ``maximumRatio`` is not checked: 8 MiB (a small body may compress very well).
+  public static let ratioThreshold = 8 << 20
+
   /// The largest decoded size accepted, when decoding is on.
   public var limit: Int?
   /// Whether decoding is on.
   public var isEnabled: Bool
+  /// The most decoded bytes per encoded byte once the body has passed ``ratioThreshold``, or `nil` for no check.
+  public var maximumRatio: Int? = Decompression.defaultMaximumRatio
 
-  /// Decode gzip and deflate bodies; a body that decodes to more than `limit` bytes fails with
+  /// Decode gzip and deflate bodies; a body that decodes to more than `limit` bytes, or (past
+  /// ``ratioThreshold``) to more than `maximumRatio` times its encoded size, fails with
   /// ``TransportError/Code/bodyTooLarge``.
-  /// - Parameter limit: The largest decoded size, or `nil` for no limit.
+  /// - Parameters:
+  ///   - limit: The largest decoded size, or `nil` for no limit.
+  ///   - maximumRatio: The most decoded bytes per encoded byte, or `nil` for no check; 1000 by default.
   /// - Returns: The setting.
-  public static func enabled(limit: Int?) -> Decompression {
-    Decompression(limit: limit, isEnabled: true)
+  public static func enabled(limit: Int?, maximumRatio: Int? = defaultMaximumRatio) -> Decompression {
+    Decompression(limit: limit, isEnabled: true, maximumRatio: maximumRatio.map { max($0, 1) })
   }
 
   /// Hand bodies over as they arrived, still encoded; `Accept-Encoding` is then left to the caller.
-  public static let disabled = Decompression(limit: nil, isEnabled: false)
+  public static let disabled = Decompression(limit: nil, isEnabled: false, maximumRatio: nil)
 }
 
 /// TLS settings. Certificates are verified unless ``insecure`` is set explicitly.

@@ -14,7 +14,8 @@ extension URLSessionTransport {
   /// The URLRequest for one hop.
   ///
   /// Header fields are copied as they are, fields of the same name joined into one (`, `, or `; ` for `Cookie`);
-  /// `Content-Length` and `Transfer-Encoding` are left to the transport, which frames the body it sends.
+  /// `Content-Length`, `Transfer-Encoding` and `Connection` are left to the transport on every method: it frames the
+  /// body it sends and owns connection reuse.
   static func makeURLRequest(_ request: HTTPRequest, url: URL, upload: Upload) -> URLRequest {
     var urlRequest = URLRequest(url: url)
     if request.method != .get {  // a new URLRequest is a GET; the setter is dearer than a comparison
@@ -25,7 +26,7 @@ extension URLSessionTransport {
     urlRequest.httpShouldHandleCookies = false
     var seen = Set<HTTPField.Name>()
     for field in request.headerFields where seen.insert(field.name).inserted {
-      if field.name == .contentLength || field.name == .transferEncoding { continue }
+      if field.name == .contentLength || field.name == .transferEncoding || field.name == .connection { continue }
       urlRequest.setValue(request.headerFields[field.name], forHTTPHeaderField: field.name.rawName)
     }
     if upload.gzip {

@@ -36,6 +36,7 @@ extension URLSessionTransport {
     guard let host = url.host, !host.isEmpty else {
       throw TransportError(code: .invalidRequest, message: "'\(url.absoluteString)' has no host")
     }
+    try URLLength.check(url.absoluteString.utf8.count)
     return url
   }
 

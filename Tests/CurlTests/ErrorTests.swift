@@ -129,6 +129,33 @@ extension CurlTests {
       }
     }
 
+    /// A URL past 64 KiB is refused before anything is sent, with its length and the limit (libcurl would say "Out
+    /// of memory" for a 1 MiB one); one of exactly the limit goes out, and the transport then serves a good request.
+    @Test func aURLTooLongFailsBeforeAnythingIsSent() async throws {
+      try await withServer { server, transport in
+        let base = server.url("/echo?q=").absoluteString
+        let long = URL(string: base + String(repeating: "a", count: 1 << 20))!
+        var message = ""
+        let code = await errorCode {
+          do {
+            _ = try await transport.data(for: request(long), body: nil, options: .init(), upTo: 100)
+          } catch let error as TransportError {
+            message = error.message
+            throw error
+          }
+        }
+        #expect(code == .invalidRequest)
+        #expect(message == "URL too long (\(base.utf8.count + (1 << 20)) bytes, limit 65536)")
+        #expect(server.acceptedConnections == 0)
+
+        let atLimit = URL(string: base + String(repeating: "a", count: 65536 - base.utf8.count))!
+        let (head, _, _) = try await transport.data(for: request(atLimit), body: nil, options: .init(), upTo: 1 << 20)
+        #expect(head.status.code == 200)
+        #expect(server.lastRequest?.target.utf8.count == 65536 - "http://127.0.0.1:\(server.port)".utf8.count)
+        try await expectServes(transport, server)
+      }
+    }
+
     @Test func invalidURLsFail() async throws {
       let transport = CurlTransport()
       defer { transport.shutdown() }

@@ -98,6 +98,49 @@ extension CurlTests {
       }
     }
 
+    /// A field named in `sensitiveFields` is dropped on a redirect to another origin (another server's port) and kept
+    /// on one within the origin; names match without case.
+    @Test func namedSensitiveFieldsDoNotFollowToAnotherOrigin() async throws {
+      try await withServer { server, transport in
+        let other = try TestServer(echo: .body)
+        defer { other.stop() }
+        var options = TransferOptions()
+        options.redirects.sensitiveFields = [HTTPField.Name("x-api-key")!]
+        let fields: HTTPFields = [HTTPField.Name("X-Api-Key")!: "key-123", HTTPField.Name("X-Other")!: "kept"]
+        let target = other.url("/echo").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        _ = try await transport.data(
+          for: request(server.url("/redirect?to=\(target)"), headers: fields),
+          body: nil,
+          options: options,
+          upTo: 100
+        )
+        #expect(server.lastRequest?.value("X-Api-Key") == "key-123")
+        let crossOrigin = try #require(other.lastRequest)
+        #expect(crossOrigin.value("X-Api-Key") == nil)
+        #expect(crossOrigin.value("X-Other") == "kept")
+
+        _ = try await transport.data(
+          for: request(server.url("/redirect?to=%2Fecho"), headers: fields),
+          body: nil,
+          options: options,
+          upTo: 100
+        )
+        let sameOrigin = try #require(server.lastRequest)
+        #expect(sameOrigin.path == "/echo")
+        #expect(sameOrigin.value("X-Api-Key") == "key-123")
+
+        // Without naming it, the field follows (only the credential fields are dropped by default).
+        _ = try await transport.data(
+          for: request(server.url("/redirect?to=\(target)"), headers: fields),
+          body: nil,
+          options: .init(),
+          upTo: 100
+        )
+        #expect(other.requests.count == 2)
+        #expect(other.lastRequest?.value("X-Api-Key") == "key-123")
+      }
+    }
+
     @Test func followsUpToTheMaximum() async throws {
       try await withServer { server, transport in
         var options = TransferOptions()

@@ -200,5 +200,43 @@ extension CurlTests {
         try await expectServes(transport, server)
       }
     }
+
+    /// Framing is the transport's alone on every method: a caller's `Content-Length` or `Transfer-Encoding` on a
+    /// request without a body would make the server read the next request on the pooled connection as body bytes.
+    @Test(arguments: ["GET", "HEAD", "DELETE"], [("Content-Length", "24"), ("Transfer-Encoding", "chunked")])
+    func callersFramingFieldsNeverReachTheWire(method: String, framing: (String, String)) async throws {
+      try await withServer { server, transport in
+        let method = HTTPRequest.Method(method)!
+        var fields: HTTPFields = [HTTPField.Name(framing.0)!: framing.1, .connection: "close"]
+        fields[.userAgent] = "malibu-test"
+        let options = TransferOptions(timeouts: MalibuTransport.Timeouts(total: .seconds(5)))
+        let (head, _, _) = try await transport.data(
+          for: request(method, server.url("/echo"), headers: fields),
+          body: nil,
+          options: options,
+          upTo: 1 << 20
+        )
+        #expect(head.status.code == 200)
+        let first = try #require(server.lastRequest)
+        #expect(first.method == method.rawValue)
+        #expect(first.value("Content-Length") == nil)
+        #expect(first.value("Transfer-Encoding") == nil)
+        #expect(first.value("Connection") == nil)
+        #expect(first.bodyLength == 0)
+
+        // The next request on the same pooled connection is read as a request of its own.
+        let (next, body, _) = try await transport.data(
+          for: request(server.url("/bytes?size=100"), headers: [.authorization: "Bearer next-request"]),
+          body: nil,
+          options: options,
+          upTo: 1 << 20
+        )
+        #expect(next.status.code == 200)
+        #expect(body == pattern(100))
+        #expect(server.requests.count == 2)
+        #expect(server.lastRequest?.value("Authorization") == "Bearer next-request")
+        #expect(server.acceptedConnections == 1)
+      }
+    }
   }
 }

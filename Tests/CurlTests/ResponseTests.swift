@@ -145,6 +145,31 @@ extension CurlTests {
       }
     }
 
+    /// With the default options (no limit set by the caller), a gzip bomb is refused by the ratio guard after a few
+    /// MiB, collected or streamed, and the transport then serves a good request.
+    @Test func aBombIsRefusedByTheDefaultRatio() async throws {
+      try await withServer { server, transport in
+        let url = server.url("/gzip-zeros?size=\(64 << 20)")
+        var message = ""
+        let collected = await errorCode {
+          do {
+            _ = try await transport.data(for: request(url), body: nil, options: .init(), upTo: 1 << 30)
+          } catch let error as TransportError {
+            message = error.message
+            throw error
+          }
+        }
+        #expect(collected == .bodyTooLarge)
+        #expect(message.contains("1000 times its encoded size"))
+        let streamed = await errorCode {
+          let response = try await transport.send(request(url), body: nil, options: .init())
+          for try await _ in response.body {}
+        }
+        #expect(streamed == .bodyTooLarge)
+        try await expectServes(transport, server)
+      }
+    }
+
     @Test func slowReadersHoldAtMostAboutHighWater() async throws {
       try await withServer { server, transport in
         let size = 64 << 20

@@ -53,6 +53,44 @@ extension CurlTests {
       }
     }
 
+    /// `idle` means no byte moving: a head that trickles in one byte every 300 ms, no line complete for several
+    /// idle periods, is not idle; silence in the middle of a header line still is (an idle, not a total, timeout).
+    @Test func aHeadThatTricklesInIsNotIdle() async throws {
+      try await withServer { server, transport in
+        var options = TransferOptions()
+        options.timeouts = MalibuTransport.Timeouts(
+          connect: .seconds(5),
+          idle: .milliseconds(1200),
+          total: .seconds(20)
+        )
+        // On a new connection, then on the same one reused.
+        for _ in 0..<2 {
+          let (head, data, _) = try await transport.data(
+            for: request(server.url("/slow-head?delay=300")),
+            body: nil,
+            options: options,
+            upTo: 100
+          )
+          #expect(head.status.code == 200)
+          #expect(head.headerFields[HTTPField.Name("X-Slow")!] == "drip")
+          #expect(data == Data("ok".utf8))
+        }
+        #expect(server.acceptedConnections == 1)
+
+        options.timeouts.total = .seconds(10)
+        let code = await errorCode {
+          _ = try await transport.data(
+            for: request(server.url("/slow-head?delay=100&stall")),
+            body: nil,
+            options: options,
+            upTo: 100
+          )
+        }
+        #expect(code == .idleTimeout)
+        try await expectServes(transport, server)
+      }
+    }
+
     @Test func totalTimeoutAcrossTheWholeTransfer() async throws {
       try await withServer { server, transport in
         var options = TransferOptions()

@@ -13,6 +13,19 @@ extension CurlTests {
       #expect(throws: TransportError.self) { try RequestValidator.check(name: "X-Test", value: value) }
     }
 
+    /// A refused value is typically a credential with a trailing newline: the error names the field, never the value.
+    @Test(arguments: [("Authorization", "Bearer s3cr3t-T0ken\n"), ("X-Api-Key", "s3cr3t-T0ken\r\n")])
+    func aRefusedValueIsNeverQuoted(name: String, value: String) {
+      do {
+        try RequestValidator.check(name: name, value: value)
+        Issue.record("accepted")
+      } catch {
+        #expect(error.code == .invalidRequest)
+        #expect(error.message.contains(name))
+        #expect(!String(describing: error).contains("s3cr3t-T0ken"))
+      }
+    }
+
     @Test func validHeadersPass() throws {
       try RequestValidator.check(name: "X-Test", value: "a value\twith tab")
       #expect(throws: TransportError.self) { try RequestValidator.check(name: "Bad Name", value: "x") }

@@ -48,6 +48,8 @@ extension Connection {
   /// - `/redirect[status, to, body]`, `/chain/N` or `/chain[n]`, `/loop`: redirects.
   /// - `/status/N` or `/status[status]`, `/set-cookie`, `/auth`.
   /// - `/continue`: a 103 interim response before the final one.
+  /// - `/slow-head[delay, stall]`: a head whose header line trickles in one byte every `delay` ms (300), then
+  ///   `ok`; with `stall`, silence after its first bytes.
   func respond(to request: RecordedRequest) -> Bool {
     let components = URLComponents(string: request.target)
     let path = components?.path ?? request.target
@@ -128,6 +130,8 @@ extension Connection {
     case "/continue":
       write(Data("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n".utf8))
       return send(200, [], Data("after hints".utf8))
+    case "/slow-head":
+      return slowHead(delay: query["delay"].flatMap { Int($0) } ?? 300, stall: query["stall"] != nil)
     default:
       if path.hasPrefix("/chain/"), let remaining = Int(path.dropFirst(7)) {
         if remaining <= 0 { return send(200, [], Data("done".utf8)) }
@@ -136,6 +140,21 @@ extension Connection {
       if path.hasPrefix("/status/"), let status = Int(path.dropFirst(8)) { return sendStatus(status) }
       return send(404, [], Data("no route".utf8))
     }
+  }
+
+  /// `/slow-head`: a status line, then a header line written one byte at a time, `delay` ms apart (no line is
+  /// complete for several idle periods), then the end of the head and a 2-byte body; or, with `stall`, silence
+  /// after the header line's fourth byte.
+  private func slowHead(delay: Int, stall: Bool) -> Bool {
+    guard write(Data("HTTP/1.1 200 OK\r\n".utf8)) else { return false }
+    for (index, byte) in "X-Slow: drip\r\n".utf8.enumerated() {
+      if stall && index == 4 {
+        waitUntilGone()
+        return false
+      }
+      guard pause(milliseconds: delay), write([byte]) else { return false }
+    }
+    return write(Data("Content-Length: 2\r\n\r\nok".utf8))
   }
 
   private func sendStatus(_ status: Int) -> Bool {

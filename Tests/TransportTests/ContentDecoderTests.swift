@@ -148,6 +148,76 @@ struct ContentDecoderTests {
     #expect(stopped.isSet)
   }
 
+  /// Decodes `encoded` straight through a decoder, `chunk` bytes at a time; returns how many bytes came out, or the
+  /// error and how many came out before it.
+  private func decodeDirectly(
+    _ encoded: Data,
+    _ decompression: Decompression,
+    chunk: Int = 256 << 10
+  ) throws -> (decoded: Int, error: TransportError?) {
+    let decoder = try #require(ContentDecoder(headers: headers("gzip"), decompression: decompression))
+    var decoded = 0
+    var offset = 0
+    do {
+      while offset < encoded.count {
+        let end = min(offset + chunk, encoded.count)
+        _ = try encoded[offset..<end].withUnsafeBytes { bytes in
+          try decoder.decode(bytes) { output in
+            decoded += output.count
+            return .proceed
+          }
+        }
+        offset = end
+      }
+      try decoder.finish()
+    } catch let error as TransportError {
+      return (decoded, error)
+    }
+    return (decoded, nil)
+  }
+
+  /// Past 8 MiB decoded, a body may not decode to more than `maximumRatio` times the encoded bytes received: a bomb
+  /// (zeros, about 1030:1) is refused after a few MiB of work, whatever the size limit and however it arrives.
+  @Test(arguments: [8 << 10, 256 << 10, 4 << 20])
+  func aBombPastTheRatioIsRefusedEarly(chunk: Int) throws {
+    let bomb = try Gzip.deflate(Data(count: 64 << 20), format: .gzip)
+    let (decoded, error) = try decodeDirectly(bomb, .enabled(limit: nil), chunk: chunk)
+    let refusal = try #require(error)
+    #expect(refusal.code == .bodyTooLarge)
+    #expect(refusal.message.contains("1000 times its encoded size"))
+    #expect(decoded >= Decompression.ratioThreshold)
+    #expect(decoded < 24 << 20)
+    // Without a ratio the same bomb decodes whole.
+    let (whole, noError) = try decodeDirectly(bomb, .enabled(limit: nil, maximumRatio: nil), chunk: chunk)
+    #expect(noError == nil)
+    #expect(whole == 64 << 20)
+  }
+
+  /// Bodies that compress well but not like a bomb pass: a small one whatever its ratio (below the threshold), and a
+  /// large one below the ratio.
+  @Test func bodiesBelowTheRatioOrTheThresholdPass() throws {
+    let small = try Gzip.deflate(Data(count: 4 << 20), format: .gzip)
+    let smallResult = try decodeDirectly(small, TransferOptions().decompression)
+    #expect(smallResult.decoded == 4 << 20)
+    #expect(smallResult.error == nil)
+    // One byte in 32 varies: about 30:1.
+    var sparse = Data(count: 32 << 20)
+    sparse.withUnsafeMutableBytes { bytes in
+      var state: UInt32 = 1
+      for index in stride(from: 0, to: bytes.count, by: 32) {
+        state = state &* 1_103_515_245 &+ 12_345
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 16)
+      }
+    }
+    let encoded = try Gzip.deflate(sparse, format: .gzip)
+    let sparseResult = try decodeDirectly(encoded, TransferOptions().decompression)
+    #expect(sparseResult.decoded == 32 << 20)
+    #expect(sparseResult.error == nil)
+    // A stricter ratio refuses it.
+    let (_, error) = try decodeDirectly(encoded, .enabled(limit: nil, maximumRatio: 10))
+    #expect(error?.code == .bodyTooLarge)
+  }
+
   @Test func aDecodedBodyIsCollectedOnceAndWithinItsLimit() async throws {
     let encoded = try Gzip.deflate(Self.text, format: .gzip)
     let decoder = try #require(ContentDecoder(headers: headers("gzip"), decompression: .enabled(limit: nil)))

@@ -102,7 +102,10 @@ struct MiddlewareTests {
   @Test func optionsDefaults() {
     let options = TransferOptions()
     #expect(options.redirects == .follow(max: 10))
-    #expect(options.decompression == .enabled(limit: 1 << 30))
+    #expect(options.decompression == .enabled(limit: 256 << 20))
+    #expect(options.decompression.maximumRatio == 1000)
+    #expect(Decompression.enabled(limit: nil, maximumRatio: 0).maximumRatio == 1)
+    #expect(Decompression.disabled.maximumRatio == nil)
     #expect(options.timeouts.connect == .seconds(30))
     #expect(options.timeouts.total == nil)
     #expect(!options.tls.insecure)

@@ -103,6 +103,33 @@ extension URLSessionTransportTests {
       #expect(fixture.last?.value("Cookie") == "a=b")
     }
 
+    /// A field named in `sensitiveFields` is dropped on a redirect to another origin (another server's port) and kept
+    /// on one within the origin; names match without case.
+    @Test func namedSensitiveFieldsDoNotFollowToAnotherOrigin() async throws {
+      let fixture = try Fixture()
+      let other = try TestServer()
+      defer { other.stop() }
+      var options = TransferOptions()
+      options.redirects.sensitiveFields = [HTTPField.Name("x-api-key")!]
+      let headers = [("X-Api-Key", "key-123"), ("X-Other", "kept")]
+      let target = other.url("/echo").absoluteString
+      _ = try await fixture.fetch(fixture.request(.get, "/redirect?to=\(target)", headers: headers), options: options)
+      #expect(fixture.last?.value("X-Api-Key") == "key-123")
+      let crossOrigin = try #require(other.lastRequest)
+      #expect(crossOrigin.value("X-Api-Key") == nil)
+      #expect(crossOrigin.value("X-Other") == "kept")
+
+      _ = try await fixture.fetch(fixture.request(.get, "/redirect?to=/echo", headers: headers), options: options)
+      let sameOrigin = try #require(fixture.last)
+      #expect(sameOrigin.path == "/echo")
+      #expect(sameOrigin.value("X-Api-Key") == "key-123")
+
+      // Without naming it, the field follows (only the credential fields are dropped by default).
+      _ = try await fixture.fetch(fixture.request(.get, "/redirect?to=\(target)", headers: headers))
+      #expect(other.requests.count == 2)
+      #expect(other.lastRequest?.value("X-Api-Key") == "key-123")
+    }
+
     @Test func chainUpToTheMaximumIsFollowed() async throws {
       let fixture = try Fixture()
       var options = TransferOptions()

@@ -122,6 +122,26 @@ extension URLSessionTransportTests {
       #expect(error?.code == .invalidRequest)
     }
 
+    /// A URL past 64 KiB is refused before anything is sent, with its length and the limit; one of exactly the limit
+    /// goes out, and the transport then serves a good request.
+    @Test func aURLTooLongFailsBeforeAnythingIsSent() async throws {
+      let fixture = try Fixture()
+      let base = fixture.server.url("/echo?q=").absoluteString
+      let long = HTTPRequest(method: .get, url: URL(string: base + String(repeating: "a", count: 1 << 20))!)
+      let error = await transportError { _ = try await fixture.fetch(long) }
+      #expect(error?.code == .invalidRequest)
+      #expect(error?.message == "URL too long (\(base.utf8.count + (1 << 20)) bytes, limit 65536)")
+      #expect(fixture.server.acceptedConnections == 0)
+
+      let atLimit = URL(string: base + String(repeating: "a", count: 65536 - base.utf8.count))!
+      let (head, _, _) = try await fixture.fetch(HTTPRequest(method: .get, url: atLimit))
+      #expect(head.status.code == 200)
+      #expect(fixture.last?.target.utf8.count == 65536 - "http://127.0.0.1:\(fixture.server.port)".utf8.count)
+      let (good, body, _) = try await fixture.fetch(fixture.request(.get, "/bytes?size=100"))
+      #expect(good.status.code == 200)
+      #expect(body == pattern(100))
+    }
+
     @Test func requestWithoutURLIsInvalid() async throws {
       let fixture = try Fixture()
       let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
@@ -146,6 +166,19 @@ extension URLSessionTransportTests {
         try URLSessionTransport.checkHeader(name: name, value: value.utf8)
       } catch {
         #expect(error.code == .invalidRequest)
+      }
+    }
+
+    /// A refused value is typically a credential with a trailing newline: the error names the field, never the value.
+    @Test(arguments: [("Authorization", "Bearer s3cr3t-T0ken\n"), ("X-Api-Key", "s3cr3t-T0ken\r\n")])
+    func aRefusedValueIsNeverQuoted(name: String, value: String) {
+      do {
+        try URLSessionTransport.checkHeader(name: name, value: value.utf8)
+        Issue.record("accepted")
+      } catch {
+        #expect(error.code == .invalidRequest)
+        #expect(error.message.contains(name))
+        #expect(!String(describing: error).contains("s3cr3t-T0ken"))
       }
     }
 
@@ -177,6 +210,37 @@ extension URLSessionTransportTests {
       #expect(fixture.server.acceptedConnections == 0)
       // An empty body is no body.
       _ = try await fixture.fetch(fixture.request(method, "/echo"), body: .data(Data()))
+    }
+
+    /// Framing is the transport's alone on every method: a caller's `Content-Length` or `Transfer-Encoding` on a
+    /// request without a body would make the server read the next request on the kept-alive connection as body
+    /// bytes. The caller's `Connection` is dropped too (FoundationNetworking writes its own).
+    @Test(
+      arguments: [HTTPRequest.Method.get, .head, .delete],
+      [("Content-Length", "24"), ("Transfer-Encoding", "chunked")]
+    )
+    func callersFramingFieldsNeverReachTheWire(method: HTTPRequest.Method, framing: (String, String)) async throws {
+      let fixture = try Fixture()
+      let options = timeouts(total: .seconds(5))
+      let request = fixture.request(method, "/echo", headers: [framing, ("Connection", "close")])
+      let (head, _, _) = try await fixture.fetch(request, options: options)
+      #expect(head.status.code == 200)
+      let first = try #require(fixture.last)
+      #expect(first.method == method.rawValue)
+      // FoundationNetworking frames a bodiless DELETE itself with `Content-Length: 0` (documented); never the caller's.
+      #expect(first.values("Content-Length") == (method == .delete ? ["0"] : []))
+      #expect(first.value("Transfer-Encoding") == nil)
+      #expect(first.values("Connection").allSatisfy { $0.lowercased() != "close" })
+      #expect(first.bodyLength == 0)
+
+      // The next request on the same kept-alive connection is read as a request of its own.
+      let next = fixture.request(.get, "/bytes?size=100", headers: [("Authorization", "Bearer next-request")])
+      let (nextHead, body, _) = try await fixture.fetch(next, options: options)
+      #expect(nextHead.status.code == 200)
+      #expect(body == pattern(100))
+      #expect(fixture.server.requests.count == 2)
+      #expect(fixture.last?.value("Authorization") == "Bearer next-request")
+      #expect(fixture.server.acceptedConnections == 1)
     }
   }
 }

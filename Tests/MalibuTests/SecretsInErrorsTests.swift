@@ -1,0 +1,67 @@
+import Malibu
+import Synchronization
+import Testing
+
+/// Collects the text of every record written through the loggers it makes.
+private final class LogText: Sendable {
+  private let lines = Mutex<[String]>([])
+
+  func makeLogger() -> Logger {
+    var logger = Logger(label: "malibu-secrets-test") { _ in Handler(sink: self) }
+    logger.logLevel = .trace
+    return logger
+  }
+
+  func append(_ line: String) { lines.withLock { $0.append(line) } }
+  var all: [String] { lines.withLock { $0 } }
+
+  private struct Handler: LogHandler {
+    let sink: LogText
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+      get { metadata[key] }
+      set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+      let metadata = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+      sink.append("\(event.level) \(event.message) \(metadata)")
+    }
+  }
+}
+
+/// A header value refused for CR, LF or NUL is typically a credential read from a file with its trailing newline:
+/// the error names the field, never the value, and nothing logged at any level quotes it.
+@Suite struct SecretsInErrorsTests {
+  static let token = "s3cr3t-T0ken-4711"
+
+  @Test(arguments: [
+    ("Authorization", "Bearer \(token)\n"),
+    ("X-Api-Key", "\(token)\n"),
+    ("X-Api-Key", "\(token)\r\nX-Injected: 1"),
+    ("Authorization", "Bearer \(token)\u{0}"),
+  ])
+  func aRefusedValueNeverAppearsInTheErrorOrTheLog(name: String, value: String) async throws {
+    let transport = makeTransport()
+    let networking = Networking<Probe>(transport: .custom(transport))
+    let log = LogText()
+    networking.logger = NetworkLogger(level: .verbose, logger: log.makeLogger())
+
+    let error = try #require(await networkError(networking.request(Probe(.get("boards", headers: [name: value])))))
+    #expect(error.code == .invalidHeader)
+    #expect(error.message.contains(name))
+    #expect(!error.message.contains(Self.token))
+    #expect(!String(describing: error).contains(Self.token))
+    #expect(!String(reflecting: error).contains(Self.token))
+    #expect(transport.recordedRequests.isEmpty)
+    #expect(!log.all.isEmpty, "the refusal is logged")
+    #expect(log.all.allSatisfy { !$0.contains(Self.token) }, "\(log.all)")
+
+    // The same networking then serves a good request, and the secret still appears nowhere.
+    _ = try await networking.request(Probe(.get("boards", headers: [name: "Bearer fine"]))).value
+    #expect(transport.recordedRequests.count == 1)
+    #expect(log.all.allSatisfy { !$0.contains(Self.token) })
+  }
+}
