@@ -166,4 +166,23 @@ private func fetch(
     _ = try await transport.send(post, body: nil, options: TransferOptions())
     #expect(cache.count == 1)
   }
+
+  /// A `cacheMiss` names the URL without its query and never a credential; the same chain then serves a request.
+  @Test func cacheMissNamesNoSecret() async throws {
+    let server = perUserServer(.authorization, extra: [("Cache-Control", "max-age=600")])
+    let transport = server.with(middleware: [CacheMiddleware(cache: HTTPCache())])
+    var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:9", path: "/account?token=q-s3cr3t")
+    head.headerFields[.authorization] = "Bearer h-s3cr3t"
+    head.headerFields[CacheMiddleware.policyHeader] = CachePolicy.returnCacheDataDontLoad.headerValue
+    let request = head
+    await #expect {
+      _ = try await transport.send(request, body: nil, options: TransferOptions())
+    } throws: { error in
+      guard let error = error as? StorageError, error.code == .cacheMiss else { return false }
+      return error.message.contains("http://127.0.0.1:9/account") && !error.description.contains("s3cr3t")
+    }
+    #expect(server.requests.isEmpty)
+    let (_, body) = try await fetch(transport, [(.authorization, "Bearer h-s3cr3t")])
+    #expect(body == "body for Bearer h-s3cr3t")
+  }
 }
