@@ -49,8 +49,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public let mockProvider: MockProvider<R>?
   /// The transport real (not mocked) requests are sent with.
   public let transport: any Transport
-  /// The HTTP cache `GET` requests are answered from, by each request's `cachePolicy` (see `CacheMiddleware`).
-  public let cache: HTTPCache
+  /// The HTTP cache `GET` requests are answered from, by each request's `cachePolicy` (see `CacheMiddleware`), or
+  /// `nil`, the default: no cache, so every request goes to the network and `returnCacheDataDontLoad` fails with
+  /// `StorageError` code `cacheMiss`. Off by default because one networking often serves many users: pass an
+  /// `HTTPCache` (whose `credentialFields` name whatever tells those users apart) to turn it on.
+  public let cache: HTTPCache?
   /// Where requests with `storePolicy: .offline` are kept when the host cannot be reached, until ``replay()``.
   public let offlineStore: OfflineRequestStore
 
@@ -69,7 +72,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - mockProvider: Answers some endpoints with mocks; those requests still pass every hook.
   ///   - sessionConfiguration: The configuration of the URLSession transport; ignored by the others.
   ///   - transport: The transport; ``TransportKind/curl`` by default on every platform.
-  ///   - cache: The HTTP cache; a new in-memory `HTTPCache` of its own by default.
+  ///   - cache: The HTTP cache; `nil`, the default, caches nothing (see ``cache``).
   ///   - offlineStore: Where offline requests are kept; `nil`, the default, uses the store in
   ///     `OfflineRequestStore.defaultDirectory()` shared by every networking of the process.
   public init(
@@ -77,7 +80,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     mockProvider: MockProvider<R>? = nil,
     sessionConfiguration: SessionConfiguration = .default,
     transport: TransportKind = .curl,
-    cache: HTTPCache = HTTPCache(),
+    cache: HTTPCache? = nil,
     offlineStore: OfflineRequestStore? = nil
   ) {
     self.mode = mode
@@ -311,7 +314,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     }
     include(LoggingMiddleware(logger: settings.logger))
     include(authenticationMiddleware(in: settings))
-    include(CacheMiddleware(cache: cache, policy: cachePolicy))
+    if let cache {
+      include(CacheMiddleware(cache: cache, policy: cachePolicy))
+    } else {
+      include(CacheMiddleware.Uncached(policy: cachePolicy))
+    }
     return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
   }
 

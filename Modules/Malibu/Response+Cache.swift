@@ -4,6 +4,7 @@ import MalibuStorage
 extension Response {
   /// Whether the response came from the networking's HTTP cache: returned without a request, or after the server
   /// answered `304 Not Modified` (then the status is the stored one, `200 OK`, and the body is the stored body).
+  /// Always `false` for a networking without a cache (the default; see `Networking.cache`).
   ///
   /// ```swift
   /// let response = try await networking.request(.fetchBoards).value

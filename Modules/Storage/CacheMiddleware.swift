@@ -3,21 +3,33 @@ public import HTTPTypes
 package import MalibuCore
 public import MalibuTransport
 
-/// Middleware that answers `GET` requests from an ``HTTPCache`` according to the request's cache policy.
+/// Middleware that answers `GET` requests from an ``HTTPCache``, a private cache after RFC 9111, according to the
+/// request's cache policy.
 ///
 /// Middleware sees swift-http-types requests, so the policy travels in the ``policyHeader`` request header
 /// (`X-Malibu-Cache-Policy: <policy name>`, see ``MalibuCore/CachePolicy/headerValue``), which the middleware always
 /// removes before sending; without it the policy is `useProtocolCachePolicy`.
 ///
-/// - `useProtocolCachePolicy`: a fresh entry (`max-age` not run out) is returned without a request; a stale one is
-///   revalidated with `If-None-Match` / `If-Modified-Since`, and a `304 Not Modified` is answered from the cache as
-///   a `200 OK` with the stored body.
-/// - `reloadIgnoringLocalCacheData`: the cache is bypassed entirely: no lookup, no validators, nothing stored.
-/// - `returnCacheDataElseLoad`: any stored entry, whatever its age; otherwise a normal load (and store).
-/// - `returnCacheDataDontLoad`: any stored entry; otherwise ``StorageError/Code/cacheMiss``, without a request.
+/// An entry is only ever looked up under the request's own key (``HTTPCache/key(for:)``): same method, URL and
+/// credentials (`Authorization`, `Proxy-Authorization`, `Cookie`, ``HTTPCache/credentialFields``), and then only used
+/// when every field its `Vary` names has the stored request's value (`Vary: *` never matches).
 ///
-/// A response from the cache carries ``statusHeader``: `X-Malibu-Cache: hit` (no request was made) or
-/// `X-Malibu-Cache: revalidated` (the server answered 304).
+/// - `useProtocolCachePolicy`: a fresh entry (RFC 9111 §4.2: `max-age`, else `Expires`, against its age, counting
+///   `Age` and `Date`) is returned without a request, unless the request says `no-cache` (or `Pragma: no-cache`) or a
+///   `max-age` the entry is older than; any other is revalidated with `If-None-Match` / `If-Modified-Since`, and a
+///   `304 Not Modified` is answered from the cache as a `200 OK` with the stored body.
+/// - `reloadIgnoringLocalCacheData`: the cache is bypassed entirely: no lookup, no validators, nothing stored.
+/// - `returnCacheDataElseLoad`: any stored entry, whatever its age, except a stale one that says `must-revalidate`
+///   or one that says `no-cache` (RFC 9111 §4.2.4), which is revalidated; otherwise a normal load (and store).
+/// - `returnCacheDataDontLoad`: the entries `returnCacheDataElseLoad` would use; otherwise
+///   ``StorageError/Code/cacheMiss``, without a request.
+///
+/// Responses are stored when they are a `200` to a `GET` with a validator or a positive freshness lifetime, neither
+/// request nor response says `no-store`, `Vary` is not `*`, and the body fits ``HTTPCache/maxBodyBytes``. `private`
+/// is storable here; `s-maxage` is ignored. A successful unsafe request forgets every entry of its URL.
+///
+/// A response from the cache carries ``statusHeader``: `X-Malibu-Cache: hit` (no request was made; its `Age` is the
+/// entry's current age) or `X-Malibu-Cache: revalidated` (the server answered 304).
 ///
 /// ```swift
 /// let cache = HTTPCache()
@@ -91,30 +103,35 @@ public struct CacheMiddleware: Middleware {
     guard request.method == .get else {
       let response = try await next(request, body, options)
       if request.method != .head, request.method != .options, (200..<400).contains(response.head.status.code) {
-        // A successful unsafe method changes the resource: forget what is stored for the same URL.
+        // A successful unsafe method changes the resource: forget what is stored for the same URL, for everyone.
         var get = request
         get.method = .get
-        cache.removeResponse(forKey: HTTPCache.key(for: get))
+        cache.removeResponses(for: get)
       }
       return response
     }
     if policy == .reloadIgnoringLocalCacheData { return try await next(request, body, options) }
 
-    let key = HTTPCache.key(for: request)
-    let entry = cache.response(forKey: key)
-    let requestControl = CacheControl(request.headerFields)
+    let key = cache.key(for: request)
+    let stored = cache.response(forKey: key)
+    let entry = stored.flatMap { matchesVary($0, request) ? $0 : nil }
+    let requestControl = CacheControl(request.headerFields, isRequest: true)
+    let now = cache.now()
     switch policy {
     case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
-      if let entry { return Self.answer(entry, status: Self.hit) }
+      if let entry, entry.mayBeServedStale || entry.isFresh(at: now) { return Self.answer(entry, at: now) }
       if policy == .returnCacheDataDontLoad {
+        let reason = entry == nil ? "no cached response" : "the cached response must be revalidated"
         throw StorageError(
           code: .cacheMiss,
-          message: "returnCacheDataDontLoad: no cached response for \(key), and loading is not allowed"
+          message: "returnCacheDataDontLoad: \(reason) for GET \(Self.describe(request)), and loading is not allowed"
         )
       }
     default:
-      if let entry, !requestControl.noCache, entry.isFresh(at: cache.now()) {
-        return Self.answer(entry, status: Self.hit)
+      if let entry, !requestControl.noCache, entry.isFresh(at: now),
+        requestControl.maxAge.map({ entry.currentAge(at: now) <= Double($0) }) ?? true
+      {
+        return Self.answer(entry, at: now)
       }
     }
 
@@ -133,11 +150,20 @@ public struct CacheMiddleware: Middleware {
     let response = try await next(sent, body, options)
     if response.head.status.code == 304, addedValidators, let entry {
       response.body.cancel()
-      let updated = revalidate(entry, with: response.head)
-      cache.store(updated, forKey: key)
+      let updated = revalidate(entry, with: response.head, requestTime: now)
+      if CacheControl(updated.head.headerFields).noStore {
+        cache.removeResponse(forKey: key)
+      } else if !requestControl.noStore {
+        cache.store(updated, forKey: key)
+      }
       return Self.answer(updated, status: Self.revalidated)
     }
-    guard isStorable(response, requestControl: requestControl) else { return response }
-    return storing(response, key: key)
+    guard response.head.status.code == 200 else { return response }
+    guard isStorable(response, requestControl: requestControl) else {
+      // A full response replaces what was stored; one that may not be stored leaves nothing behind.
+      if stored != nil { cache.removeResponse(forKey: key) }
+      return response
+    }
+    return storing(response, request: request, key: key, requestTime: now)
   }
 }

@@ -1,16 +1,22 @@
 import Foundation
 import HTTPTypes
 
-/// The on-disk form of a cached response: one JSON file per entry, named after the SHA-256 of its key.
+/// The on-disk form of a cached response: one JSON file per entry, named after the SHA-256 of its key. The key holds
+/// credentials only as a salted digest, and `Set-Cookie` is never among the stored fields, so no secret is written.
 struct CacheRecord: Codable {
-  var version = 1
+  /// Version 1 was keyed by method and URL alone; such records are deleted, never read.
+  static let currentVersion = 2
+
+  var version = currentVersion
   var key: String
   var status: Int
   var reason: String
   var fields: [[String]]
   var body: Data
   var url: URL?
-  var storedAt: Double
+  var receivedAt: Double
+  var initialAge: Double
+  var varyDigest: String?
 
   init(key: String, response: CachedResponse) {
     self.key = key
@@ -19,18 +25,29 @@ struct CacheRecord: Codable {
     fields = response.head.headerFields.map { [$0.name.rawName, $0.value] }
     body = response.body
     url = response.url
-    storedAt = response.storedAt.timeIntervalSince1970
+    receivedAt = response.receivedAt.timeIntervalSince1970
+    initialAge = response.initialAge
+    varyDigest = response.varyDigest
   }
 
-  /// The response, or `nil` when the record is not one this version wrote.
+  /// The response, or `nil` when the record is not one this version wrote or holds values no response can have.
   var response: CachedResponse? {
-    guard version == 1, (100...599).contains(status) else { return nil }
+    guard version == Self.currentVersion, (100...599).contains(status), receivedAt.isFinite, initialAge.isFinite,
+      initialAge >= 0
+    else { return nil }
     var head = HTTPResponse(status: HTTPResponse.Status(code: status, reasonPhrase: reason))
     for pair in fields {
       guard pair.count == 2, let name = HTTPField.Name(pair[0]) else { return nil }
       head.headerFields.append(HTTPField(name: name, value: pair[1]))
     }
-    return CachedResponse(head: head, body: body, url: url, storedAt: Date(timeIntervalSince1970: storedAt))
+    return CachedResponse(
+      head: head,
+      body: body,
+      url: url,
+      receivedAt: Date(timeIntervalSince1970: receivedAt),
+      initialAge: initialAge,
+      varyDigest: varyDigest
+    )
   }
 
   static func fileName(forKey key: String) -> String {
@@ -39,9 +56,30 @@ struct CacheRecord: Codable {
 }
 
 extension HTTPCache {
-  /// Reads every record in `directory`, oldest first. Unreadable records are deleted: cached data is disposable.
-  static func loadRecords(from directory: URL) -> [(String, CachedResponse)] {
+  /// The file holding the salt of a cache directory's digests.
+  static let saltFileName = "key-salt"
+
+  /// The directory's salt; a missing or damaged one is replaced, and then every record goes, since its key was made
+  /// with the old salt and could never be found again.
+  static func loadSalt(in directory: URL) -> [UInt8] {
+    let file = directory.appendingPathComponent(saltFileName)
+    if let data = try? Data(contentsOf: file), data.count == 32 { return Array(data) }
+    let salt = randomSalt()
+    try? DurableFile.createDirectory(directory)
+    try? DurableFile.write(Data(salt), to: file)
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    where name.hasSuffix(".json") {
+      try? DurableFile.remove(directory.appendingPathComponent(name))
+    }
+    return salt
+  }
+
+  /// Reads every record in `directory`, oldest first. A record that cannot be read, is larger than any this cache
+  /// writes, or holds impossible values is deleted: cached data is disposable, and its request goes to the network.
+  static func loadRecords(from directory: URL, maxBodyBytes: Int) -> [(String, CachedResponse)] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    // A body is base64 in JSON (4/3 larger), plus room for the head.
+    let largestFile = maxBodyBytes / 3 * 4 + 4 + (1 << 20)
     var records: [(String, CachedResponse)] = []
     for name in names {
       let file = directory.appendingPathComponent(name)
@@ -50,7 +88,8 @@ extension HTTPCache {
         continue
       }
       guard name.hasSuffix(".json") else { continue }
-      guard let data = try? Data(contentsOf: file),
+      let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
+      guard let size, size <= largestFile, let data = try? Data(contentsOf: file),
         let record = try? JSONDecoder().decode(CacheRecord.self, from: data),
         CacheRecord.fileName(forKey: record.key) == name,
         let response = record.response
@@ -60,7 +99,7 @@ extension HTTPCache {
       }
       records.append((record.key, response))
     }
-    records.sort { $0.1.storedAt < $1.1.storedAt }
+    records.sort { $0.1.receivedAt < $1.1.receivedAt }
     return records
   }
 

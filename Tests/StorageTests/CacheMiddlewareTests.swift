@@ -82,8 +82,11 @@ import Testing
 
   @Test(arguments: [
     [("ETag", "\"a\""), ("Cache-Control", "no-store")],
-    [("ETag", "\"a\""), ("Vary", "User-Agent")],
-    [("Cache-Control", "max-age=60")],
+    [("ETag", "\"a\""), ("Vary", "*")],
+    [("ETag", "\"a\""), ("Vary", "Accept, *")],
+    [("Cache-Control", "no-cache, max-age=60")],
+    [("Cache-Control", "private")],
+    [("Expires", "0")],
   ])
   func unstorableResponsesAreNeverStored(fields: [(String, String)]) async throws {
     let (cache, fake, transport) = makeStack { _ in (responseHead(.ok, fields), Data("x".utf8)) }
