@@ -241,7 +241,7 @@ final class Transfer {
     case .needMore:
       return line.count
     case .malformed(let reason):
-      failure = TransportError(code: .other, message: "the server sent \(reason) (\(url))")
+      failure = TransportError(code: .protocolError, message: "the server sent \(reason) (\(url))")
       return 0
     case .complete(let head):
       return headComplete(head) ? line.count : 0
@@ -249,6 +249,10 @@ final class Transfer {
   }
 
   private func headComplete(_ head: HTTPResponse) -> Bool {
+    if let problem = ResponseFraming.problem(in: head.headerFields) {
+      failure = problem
+      return false
+    }
     do {
       if let next = try Redirects.next(
         after: head,
