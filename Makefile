@@ -7,9 +7,10 @@ STRICT_FLAGS   := -Xswiftc -warnings-as-errors
 SENDABLE_FLAGS := $(STRICT_FLAGS) -Xswiftc -Xfrontend -Xswiftc -require-explicit-sendable
 SENDABLE_SCRATCH := .build-sendable
 TSAN_SCRATCH   := .build-tsan
+ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup setup-servers build test unit tsan lint format docs readme demo clean bench bench-quick bench-build
+.PHONY: setup setup-servers build test unit tsan sanitize lint format docs readme demo clean bench bench-quick bench-build
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -44,9 +45,21 @@ unit:
 	$(SWIFT) test --skip-build --skip '$(SERIAL_TESTS)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
 
-## tsan: the Promises stress tests under ThreadSanitizer
-tsan: setup
-	$(SWIFT) test --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter MalibuPromisesTests
+# The whole suite under a sanitizer ($(1): thread or address), in a build folder of its own ($(2)), run as `unit`
+# runs it. A sanitizer's report sets the test process's exit status, so any report fails the target.
+define sanitized-suite
+	$(SWIFT) build --build-tests --sanitize=$(1) --scratch-path $(2)
+	$(SWIFT) test --skip-build --sanitize=$(1) --scratch-path $(2) --skip '$(SERIAL_TESTS)'
+	$(SWIFT) test --skip-build --sanitize=$(1) --scratch-path $(2) --no-parallel --filter '$(SERIAL_TESTS)'
+endef
+
+## tsan: every unit and integration test under ThreadSanitizer (part of `make test`)
+tsan: setup setup-servers
+	$(call sanitized-suite,thread,$(TSAN_SCRATCH))
+
+## sanitize: every unit and integration test under AddressSanitizer (not part of `make test`)
+sanitize: setup setup-servers
+	$(call sanitized-suite,address,$(ASAN_SCRATCH))
 
 ## lint: swift format lint --strict over the whole tree
 lint:
@@ -96,4 +109,4 @@ bench-build: setup
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-floor
 
 clean:
-	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build
+	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build
