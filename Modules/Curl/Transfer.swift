@@ -241,7 +241,7 @@ final class Transfer {
     case .needMore:
       return line.count
     case .malformed(let reason):
-      failure = TransportError(code: .other, message: "the server sent \(reason) (\(url))")
+      failure = TransportError(code: .protocolError, message: "the server sent \(reason) (\(url))")
       return 0
     case .complete(let head):
       return headComplete(head) ? line.count : 0

@@ -44,7 +44,13 @@ final class Exchange: Sendable {
     var received: Int64 = 0
     var discardedBytes = 0
     var expectedLength: Int64?
+    /// The request is sent again on a new task (``resendOnNewTask()``): the body stays for that task.
+    var resent = false
   }
+
+  /// What ``run(_:)`` throws when URLSession's connection died before the response and the transport must send the
+  /// request again on a new task.
+  struct Resend: Error {}
 
   let options: TransferOptions
   let method: HTTPRequest.Method
@@ -80,7 +86,8 @@ final class Exchange: Sendable {
 
   /// Starts the task and waits for the response head.
   func run(_ task: URLSessionTask) async throws -> Hop {
-    try await withTaskCancellationHandler {
+    defer { HandOff.acquire() }
+    return try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Hop, any Error>) in
         let failure = state.withLock { state -> TransportError? in
           guard case .created = state.phase else {
@@ -91,6 +98,7 @@ final class Exchange: Sendable {
           return nil
         }
         if let failure {
+          HandOff.release()
           continuation.resume(throwing: failure)
           task.cancel()
           return
@@ -130,7 +138,10 @@ final class Exchange: Sendable {
       // Stop the producer of a streamed body first, so that no reader is left waiting on it while the task is torn
       // down (`cancel()` waits for the session's queue).
       upload.feed?.close(error)
-      if case .waiting(let continuation) = phase { continuation.resume(throwing: error) }
+      if case .waiting(let continuation) = phase {
+        HandOff.release()
+        continuation.resume(throwing: error)
+      }
       if case .streaming(let channel) = phase { channel.finish(error) }
       task?.cancel()
     case .finished:
@@ -149,7 +160,15 @@ final class Exchange: Sendable {
 
   func didReceive(_ response: URLResponse) {
     guard let http = response as? HTTPURLResponse else {
-      fail(TransportError(code: .other, message: "URLSession returned a response that is not HTTP"))
+      fail(TransportError(code: .protocolError, message: "URLSession returned a response that is not HTTP"))
+      return
+    }
+    // An interim head (`100 Continue`, `103 Early Hints`): the final head follows on the same task. `101` is final.
+    if (100..<200).contains(http.statusCode) && http.statusCode != 101 {
+      state.withLock { state in
+        state.alive = true
+        state.lastActivity = .now
+      }
       return
     }
     let head = ResponseHead(http, method: method, memo: heads)
@@ -174,6 +193,7 @@ final class Exchange: Sendable {
       onCancel: { [weak self] in self?.fail(TransportError(code: .cancelled, message: "the body was cancelled")) }
     )
     if !mayRedirect { progress.received(0, of: head.expectedLength.map { Int64($0) }) }
+    HandOff.release()
     continuation.resume(returning: Hop(head: head, channel: channel, exchange: self))
   }
 
@@ -237,16 +257,17 @@ final class Exchange: Sendable {
   }
 
   func didComplete(_ error: (any Error)?) {
-    let (phase, bodyError) = state.withLock { state -> (Phase, (any Error)?) in
+    let (phase, bodyError, resent) = state.withLock { state -> (Phase, (any Error)?, Bool) in
       let phase = state.phase
       state.phase = .finished
-      return (phase, state.bodyError)
+      return (phase, state.bodyError, state.resent)
     }
     watchdog.forget(self)
     let outcome = error.map { Self.mapped($0, bodyError: bodyError) }
-    upload.cleanUp(outcome ?? TransportError(code: .cancelled, message: "the transfer ended"))
+    if !resent { upload.cleanUp(outcome ?? TransportError(code: .cancelled, message: "the transfer ended")) }
     switch phase {
     case .waiting(let continuation):
+      HandOff.release()
       continuation.resume(
         throwing: outcome
           ?? TransportError(

@@ -48,6 +48,10 @@ extension Connection {
   /// - `/redirect[status, to, body]`, `/chain/N` or `/chain[n]`, `/loop`: redirects.
   /// - `/status/N` or `/status[status]`, `/set-cookie`, `/auth`.
   /// - `/continue`: a 103 interim response before the final one.
+  /// - `/continue-100`: a `100 Continue` interim response before the final one.
+  /// - `/garbage-status`, `/not-http`, `/bad-content-length`, `/bad-chunked`: answers that break HTTP, then a close.
+  /// - `/reset-reused[size]`: on a fresh connection, the request body echoed (or `size` pattern bytes), the connection
+  ///   kept; any later request on that connection is read whole and answered with a reset (RST), no response.
   func respond(to request: RecordedRequest) -> Bool {
     let components = URLComponents(string: request.target)
     let path = components?.path ?? request.target
@@ -128,6 +132,28 @@ extension Connection {
     case "/continue":
       write(Data("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n".utf8))
       return send(200, [], Data("after hints".utf8))
+    // Protocol faults, interim heads, a reused connection reset.
+    case "/continue-100":
+      write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+      return send(200, [], Data("after continue".utf8))
+    case "/garbage-status":
+      write(Data("HTTP/1.1 abc\r\nContent-Length: 2\r\n\r\nhi".utf8))
+      return false
+    case "/not-http":
+      write(Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }))
+      return false
+    case "/bad-content-length":
+      write(Data("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhi".utf8))
+      return false
+    case "/bad-chunked":
+      write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhi\r\n0\r\n\r\n".utf8))
+      return false
+    case "/reset-reused":
+      guard requestsOnConnection == 1 else {
+        resetOnClose()
+        return false
+      }
+      return send(200, [], request.bodyLength > 0 ? request.body : pattern(size))
     default:
       if path.hasPrefix("/chain/"), let remaining = Int(path.dropFirst(7)) {
         if remaining <= 0 { return send(200, [], Data("done".utf8)) }
