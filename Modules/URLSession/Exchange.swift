@@ -124,7 +124,11 @@ final class Exchange: Sendable {
   static let discardLimit = 1 << 20
 
   /// Ends the exchange with `error` at once: the waiting caller or the body's reader gets it, the task is cancelled.
-  func fail(_ error: TransportError) {
+  /// - Parameters:
+  ///   - error: What the waiting caller or the body's reader gets.
+  ///   - cancellingLater: Cancel the task from another queue, so that the caller — the session's delegate queue —
+  ///     goes on at once (`cancel()` waits for the session's work queue, which may be busy for long).
+  func fail(_ error: TransportError, cancellingLater: Bool = false) {
     let (phase, task) = state.withLock { state -> (Phase, URLSessionTask?) in
       let phase = state.phase
       if case .finished = phase { return (phase, nil) }
@@ -143,7 +147,11 @@ final class Exchange: Sendable {
         continuation.resume(throwing: error)
       }
       if case .streaming(let channel) = phase { channel.finish(error) }
-      task?.cancel()
+      if cancellingLater, let task {
+        DispatchQueue.global().async { task.cancel() }
+      } else {
+        task?.cancel()
+      }
     case .finished:
       break
     }
@@ -224,11 +232,14 @@ final class Exchange: Sendable {
       if stop { self.stop() }
       return nil
     case .tooLarge(let limit):
+      // libcurl may still be inflating the rest of the body into reads queued for this delegate queue: they must
+      // be dropped as they come, not wait behind `cancel()`.
       fail(
         TransportError(
           code: .bodyTooLarge,
           message: "the decoded body is larger than the decompression limit of \(limit) bytes"
-        )
+        ),
+        cancellingLater: true
       )
       return nil
     case .deliver(let channel, let received, let expected, let reports):
