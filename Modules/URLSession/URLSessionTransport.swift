@@ -78,7 +78,8 @@ public final class URLSessionTransport: Transport {
   ///   decoded the body), its URL, and the body.
   /// - Throws: `TransportError`: `TransportError/Code/invalidRequest` before anything is sent for a bad URL or
   ///   header, `TransportError/Code/unsupportedOption` for what URLSession cannot do on this platform, and the
-  ///   transfer's errors (timeouts by kind, cancellation, refused or reset connections, DNS, TLS, redirects).
+  ///   transfer's errors (timeouts by kind, cancellation, refused or reset connections, DNS, TLS, redirects, an
+  ///   answer that breaks HTTP: `TransportError/Code/protocolError`).
   public func send(
     _ request: HTTPRequest,
     body: RequestBody?,
