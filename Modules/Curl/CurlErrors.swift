@@ -17,7 +17,17 @@ enum CurlErrors {
       let connected = transfer.connectedAfter() != nil
       return TransportError(code: connected ? .totalTimeout : .connectTimeout, message: message)
     }
-    return TransportError(code: self.code(for: code), message: message)
+    return TransportError(code: self.code(for: code, detail: detail), message: message)
+  }
+
+  /// The code for a result whose meaning libcurl's own words narrow down: `CURLE_RECV_ERROR` is a broken chunked
+  /// framing when the text says so (a reset connection otherwise), and `CURLE_UNSUPPORTED_PROTOCOL` is a request
+  /// refused before sending only when the text names a scheme libcurl does not speak (the answer otherwise).
+  static func code(for code: CURLcode, detail: String) -> TransportError.Code {
+    let lowered = detail.lowercased()
+    if code == CURLE_RECV_ERROR && lowered.contains("chunked-encoding") { return .protocolError }
+    if code == CURLE_UNSUPPORTED_PROTOCOL && lowered.contains("not supported or disabled") { return .invalidRequest }
+    return self.code(for: code)
   }
 
   /// The code for every result but a timeout, which depends on the transfer's state.
@@ -39,6 +49,10 @@ enum CurlErrors {
       return .tls
     case CURLE_URL_MALFORMAT, CURLE_BAD_FUNCTION_ARGUMENT:
       return .invalidRequest
+    // The answer breaks HTTP: a status line or version libcurl cannot read, bytes that are not HTTP (an HTTP/0.9
+    // reply, refused), a bad Content-Length, a header line without a colon.
+    case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL:
+      return .protocolError
     case CURLE_TOO_MANY_REDIRECTS:
       return .tooManyRedirects
     case CURLE_BAD_CONTENT_ENCODING:

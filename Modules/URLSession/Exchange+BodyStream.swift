@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 @_spi(Malibu) import MalibuCore
 import MalibuTransport
@@ -26,6 +27,56 @@ extension Exchange {
     #else
     return BoundStreamPump.makeStream(source: source, onError: onError)
     #endif
+  }
+
+  /// URLSession's `needNewBodyStream`: libcurl sends the request again on a new connection because the kept-alive one
+  /// it was sent on died before a byte of the response arrived, and must rewind the body.
+  ///
+  /// A streamed body gets a new stream when it can be read again. FoundationNetworking rewinds nothing else (given a
+  /// stream for a `Data` or file body it traps; given none it sends the head alone and waits), so for those this task
+  /// ends and the transport sends the request again on a new one, body included. A body that cannot be read again
+  /// fails the transfer with `connectionReset` at once. Runs on the session's own queue, which `cancel()` waits for:
+  /// the task is ended from another queue.
+  func bodyStreamForResend() -> InputStream? {
+    if case .stream = upload.body {
+      if let stream = makeBodyStream(replay: true) { return stream }
+      let error =
+        (bodyError as? TransportError)
+        ?? bodyError.map {
+          TransportError(code: .invalidRequest, message: "reading the request body failed: \($0)", underlyingError: $0)
+        }
+        ?? TransportError(
+          code: .connectionReset,
+          message: "the connection was lost before the response, and the streamed request body cannot be sent again"
+        )
+      DispatchQueue.global().async { [self] in fail(error) }
+      return nil
+    }
+    DispatchQueue.global().async { [self] in resendOnNewTask() }
+    return nil
+  }
+
+  /// Ends this task so that the waiting caller sends the request again on a new one (it throws ``Resend``), keeping
+  /// the body for it. Only before the response head: after it, libcurl never sends a request again.
+  private func resendOnNewTask() {
+    let (phase, task) = state.withLock { state -> (Phase, URLSessionTask?) in
+      let phase = state.phase
+      guard case .waiting = phase else { return (phase, nil) }
+      state.phase = .finished
+      state.resent = true
+      return (phase, state.task)
+    }
+    switch phase {
+    case .waiting(let continuation):
+      watchdog.forget(self)
+      HandOff.release()
+      continuation.resume(throwing: Resend())
+      task?.cancel()
+    case .created, .streaming:
+      fail(TransportError(code: .connectionReset, message: "the connection was lost and the request cannot be resent"))
+    case .finished:
+      break
+    }
   }
 
   /// The error that stopped the request body's source, if any.

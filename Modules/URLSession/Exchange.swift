@@ -44,7 +44,13 @@ final class Exchange: Sendable {
     var received: Int64 = 0
     var discardedBytes = 0
     var expectedLength: Int64?
+    /// The request is sent again on a new task (``resendOnNewTask()``): the body stays for that task.
+    var resent = false
   }
+
+  /// What ``run(_:)`` throws when URLSession's connection died before the response and the transport must send the
+  /// request again on a new task.
+  struct Resend: Error {}
 
   let options: TransferOptions
   let method: HTTPRequest.Method
@@ -80,7 +86,8 @@ final class Exchange: Sendable {
 
   /// Starts the task and waits for the response head.
   func run(_ task: URLSessionTask) async throws -> Hop {
-    try await withTaskCancellationHandler {
+    defer { HandOff.acquire() }
+    return try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Hop, any Error>) in
         let failure = state.withLock { state -> TransportError? in
           guard case .created = state.phase else {
@@ -91,6 +98,7 @@ final class Exchange: Sendable {
           return nil
         }
         if let failure {
+          HandOff.release()
           continuation.resume(throwing: failure)
           task.cancel()
           return
@@ -116,7 +124,11 @@ final class Exchange: Sendable {
   static let discardLimit = 1 << 20
 
   /// Ends the exchange with `error` at once: the waiting caller or the body's reader gets it, the task is cancelled.
-  func fail(_ error: TransportError) {
+  /// - Parameters:
+  ///   - error: What the waiting caller or the body's reader gets.
+  ///   - cancellingLater: Cancel the task from another queue, so that the caller — the session's delegate queue —
+  ///     goes on at once (`cancel()` waits for the session's work queue, which may be busy for long).
+  func fail(_ error: TransportError, cancellingLater: Bool = false) {
     let (phase, task) = state.withLock { state -> (Phase, URLSessionTask?) in
       let phase = state.phase
       if case .finished = phase { return (phase, nil) }
@@ -130,9 +142,16 @@ final class Exchange: Sendable {
       // Stop the producer of a streamed body first, so that no reader is left waiting on it while the task is torn
       // down (`cancel()` waits for the session's queue).
       upload.feed?.close(error)
-      if case .waiting(let continuation) = phase { continuation.resume(throwing: error) }
+      if case .waiting(let continuation) = phase {
+        HandOff.release()
+        continuation.resume(throwing: error)
+      }
       if case .streaming(let channel) = phase { channel.finish(error) }
-      task?.cancel()
+      if cancellingLater, let task {
+        DispatchQueue.global().async { task.cancel() }
+      } else {
+        task?.cancel()
+      }
     case .finished:
       break
     }
@@ -149,7 +168,15 @@ final class Exchange: Sendable {
 
   func didReceive(_ response: URLResponse) {
     guard let http = response as? HTTPURLResponse else {
-      fail(TransportError(code: .other, message: "URLSession returned a response that is not HTTP"))
+      fail(TransportError(code: .protocolError, message: "URLSession returned a response that is not HTTP"))
+      return
+    }
+    // An interim head (`100 Continue`, `103 Early Hints`): the final head follows on the same task. `101` is final.
+    if (100..<200).contains(http.statusCode) && http.statusCode != 101 {
+      state.withLock { state in
+        state.alive = true
+        state.lastActivity = .now
+      }
       return
     }
     let head = ResponseHead(http, method: method, memo: heads)
@@ -174,6 +201,7 @@ final class Exchange: Sendable {
       onCancel: { [weak self] in self?.fail(TransportError(code: .cancelled, message: "the body was cancelled")) }
     )
     if !mayRedirect { progress.received(0, of: head.expectedLength.map { Int64($0) }) }
+    HandOff.release()
     continuation.resume(returning: Hop(head: head, channel: channel, exchange: self))
   }
 
@@ -204,11 +232,14 @@ final class Exchange: Sendable {
       if stop { self.stop() }
       return nil
     case .tooLarge(let limit):
+      // libcurl may still be inflating the rest of the body into reads queued for this delegate queue: they must
+      // be dropped as they come, not wait behind `cancel()`.
       fail(
         TransportError(
           code: .bodyTooLarge,
           message: "the decoded body is larger than the decompression limit of \(limit) bytes"
-        )
+        ),
+        cancellingLater: true
       )
       return nil
     case .deliver(let channel, let received, let expected, let reports):
@@ -237,16 +268,17 @@ final class Exchange: Sendable {
   }
 
   func didComplete(_ error: (any Error)?) {
-    let (phase, bodyError) = state.withLock { state -> (Phase, (any Error)?) in
+    let (phase, bodyError, resent) = state.withLock { state -> (Phase, (any Error)?, Bool) in
       let phase = state.phase
       state.phase = .finished
-      return (phase, state.bodyError)
+      return (phase, state.bodyError, state.resent)
     }
     watchdog.forget(self)
     let outcome = error.map { Self.mapped($0, bodyError: bodyError) }
-    upload.cleanUp(outcome ?? TransportError(code: .cancelled, message: "the transfer ended"))
+    if !resent { upload.cleanUp(outcome ?? TransportError(code: .cancelled, message: "the transfer ended")) }
     switch phase {
     case .waiting(let continuation):
+      HandOff.release()
       continuation.resume(
         throwing: outcome
           ?? TransportError(

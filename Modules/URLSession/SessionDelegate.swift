@@ -9,7 +9,7 @@ import FoundationNetworking
 /// The one delegate of a transport's sessions: it routes each task's events to that task's ``Exchange``.
 ///
 /// URLSession calls it on the transport's serial delegate queue, except `needNewBodyStream`, which FoundationNetworking
-/// calls on the session's own queue and waits for: that one only builds a stream and never touches a task.
+/// calls on the session's own queue and waits for: that one builds a stream and ends a task only from another queue.
 ///
 /// When a body's reader is woken is the ``BodyFlusher``'s call.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
@@ -82,7 +82,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     task: URLSessionTask,
     needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
   ) {
-    completionHandler(exchange(for: task)?.makeBodyStream(replay: true))
+    completionHandler(exchange(for: task)?.bodyStreamForResend())
   }
 
   func urlSession(

@@ -11,7 +11,7 @@ extension TransportError {
   /// FoundationNetworking maps only a few libcurl results to specific `URLError` codes (refused connections, DNS,
   /// resets seen as `ECONNRESET`, timeouts); everything else arrives as `NSURLErrorUnknown` (-1) carrying libcurl's
   /// error text, so those are told apart by that text: a body cut short ("transfer closed with ... remaining"), a
-  /// content coding that does not decode, certificate and handshake failures.
+  /// content coding that does not decode, certificate and handshake failures, an answer that breaks HTTP.
   init(urlSessionError error: any Error) {
     let nsError = error as NSError
     let text = Self.describe(nsError)
@@ -34,12 +34,18 @@ extension TransportError {
       .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
       .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection:
       return .tls
-    case .badURL, .unsupportedURL, .dataLengthExceedsMaximum, .requestBodyStreamExhausted: return .invalidRequest
+    // libcurl's CURLE_UNSUPPORTED_PROTOCOL: for an http(s) URL, which the transport checked before sending, it is the
+    // answer that is not HTTP ("Received HTTP/0.9 when not allowed", "Unsupported HTTP version in response").
+    case .unsupportedURL: return isProtocolViolation(text) ? .protocolError : .invalidRequest
+    case .badURL, .dataLengthExceedsMaximum, .requestBodyStreamExhausted: return .invalidRequest
     case .httpTooManyRedirects, .redirectToNonExistentLocation: return .tooManyRedirects
-    case .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse: return .decodingFailed
+    case .cannotDecodeContentData, .cannotDecodeRawData: return .decodingFailed
+    case .cannotParseResponse: return .protocolError
     #if canImport(FoundationNetworking)
     // libcurl's CURLE_GOT_NOTHING: the server closed the connection without a byte of response.
     case .badServerResponse: return .connectionReset
+    #else
+    case .badServerResponse: return .protocolError
     #endif
     case .unknown: return code(forCurlText: text)
     default: return .other
@@ -50,6 +56,7 @@ extension TransportError {
   private static func code(forCurlText text: String) -> Code {
     let lowered = text.lowercased()
     func has(_ fragments: String...) -> Bool { fragments.contains { lowered.contains($0) } }
+    if isProtocolViolation(text) { return .protocolError }
     if has("content unencoding", "content encoding", "content decoding") { return .decodingFailed }
     if has("ssl", "tls", "certificate", "handshake") { return .tls }
     if has("transfer closed", "recv failure", "send failure", "connection reset", "empty reply", "connection died") {
@@ -59,6 +66,17 @@ extension TransportError {
     if has("failed to connect", "couldn't connect") { return .connectionRefused }
     if has("timed out", "timeout was reached") { return .idleTimeout }
     return .other
+  }
+
+  /// Whether libcurl's text says that the server's answer broke HTTP: a status line or version it cannot read, bytes
+  /// that are not HTTP at all, a bad `Content-Length`, broken chunked framing, a header line without a colon.
+  private static func isProtocolViolation(_ text: String) -> Bool {
+    let lowered = text.lowercased()
+    return [
+      "http/0.9", "unsupported http version", "invalid status line", "unsupported response code",
+      "invalid content-length", "overflow content-length", "chunked-encoding", "header without colon",
+      "weird server reply",
+    ].contains { lowered.contains($0) }
   }
 
   private static func summary(_ code: Code) -> String {
@@ -72,6 +90,7 @@ extension TransportError {
     case .invalidRequest: return "URLSession cannot send this request"
     case .tooManyRedirects: return "too many redirects"
     case .decodingFailed: return "the response body could not be decoded"
+    case .protocolError: return "the server's answer is not valid HTTP"
     default: return "URLSession failed"
     }
   }

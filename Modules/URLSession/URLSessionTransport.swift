@@ -78,7 +78,8 @@ public final class URLSessionTransport: Transport {
   ///   decoded the body), its URL, and the body.
   /// - Throws: `TransportError`: `TransportError/Code/invalidRequest` before anything is sent for a bad URL or
   ///   header, `TransportError/Code/unsupportedOption` for what URLSession cannot do on this platform, and the
-  ///   transfer's errors (timeouts by kind, cancellation, refused or reset connections, DNS, TLS, redirects).
+  ///   transfer's errors (timeouts by kind, cancellation, refused or reset connections, DNS, TLS, redirects, an
+  ///   answer that breaks HTTP: `TransportError/Code/protocolError`).
   public func send(
     _ request: HTTPRequest,
     body: RequestBody?,
@@ -148,6 +149,44 @@ public final class URLSessionTransport: Transport {
     _ progress: ProgressTracker
   ) async throws -> Exchange.Hop {
     let upload = try await Upload.prepare(body, compression: options.requestCompression)
+    var resends = 0
+    while true {
+      do {
+        return try await start(
+          request,
+          url: url,
+          upload: upload,
+          options: options,
+          totalDeadline: totalDeadline,
+          progress
+        )
+      } catch is Exchange.Resend {
+        // The kept-alive connection died before the response: send again on a new connection, as libcurl does.
+        resends += 1
+        guard resends <= Self.maxResends else {
+          let error = TransportError(
+            code: .connectionReset,
+            message: "the connection was lost before the response \(resends) times in a row"
+          )
+          upload.cleanUp(error)
+          throw error
+        }
+      }
+    }
+  }
+
+  /// How many times a request is sent again after its connection died before the response (libcurl's own limit).
+  private static let maxResends = 5
+
+  /// Sends one hop's request on a new task and waits for the response head.
+  private func start(
+    _ request: HTTPRequest,
+    url: URL,
+    upload: Upload,
+    options: TransferOptions,
+    totalDeadline: ContinuousClock.Instant?,
+    _ progress: ProgressTracker
+  ) async throws -> Exchange.Hop {
     var urlRequest = Self.makeURLRequest(request, url: url, upload: upload)
     let created = self.sessions.withLock { state -> Result<(Exchange, URLSessionTask), TransportError> in
       guard !state.isShutDown else {

@@ -16,6 +16,8 @@ final class Connection {
   private var closed = false
   /// Whether the request being answered is a HEAD (its response has no body).
   var isHead = false
+  /// How many requests arrived on this connection so far, the one being answered included.
+  private(set) var requestsOnConnection = 0
 
   init(fd: Int32, server: TestServer) {
     self.fd = fd
@@ -27,6 +29,7 @@ final class Connection {
     if buffer.isEmpty, fill(), buffer.first == 0x16 { return }
     while !closed, let request = readRequest() {
       server.record(request)
+      requestsOnConnection += 1
       isHead = request.method == "HEAD"
       if !respond(to: request) { return }
     }
@@ -177,6 +180,12 @@ final class Connection {
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     text += "\r\n"
     return write(Data(text.utf8))
+  }
+
+  /// Makes closing the connection send a reset (RST) instead of a FIN.
+  func resetOnClose() {
+    var option = linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
   }
 
   /// Waits until the peer closes the connection or the server stops.

@@ -1,4 +1,5 @@
 public import Foundation
+@_spi(Malibu) import MalibuCore
 import MalibuGzip
 
 /// The byte at `index` of every generated body: `index % 251`.
@@ -29,6 +30,23 @@ public func gzipPattern(_ count: Int) -> Data {
   try! Gzip.deflate(pattern(count))
 }
 
+/// `mib` MiB of zeros, gzip-compressed at the best level (about 1 KiB per MiB), as `/gzip-bomb` sends it; built once
+/// per size.
+/// - Parameter mib: the decoded size in MiB.
+/// - Returns: the gzip stream.
+public func gzipBomb(mib: Int) -> Data {
+  if let built = bombs.withLock({ $0[mib] }) { return built }
+  let deflater = Deflater(format: .gzip, level: .best)
+  let zeros = Data(count: 1 << 20)
+  var bomb = Data()
+  for _ in 0..<mib { bomb.append(try! deflater.deflate(zeros)) }
+  bomb.append(try! deflater.finish())
+  bombs.withLock { $0[mib] = bomb }
+  return bomb
+}
+
+private let bombs = Locked<[Int: Data]>([:])
+
 extension Connection {
   /// Answers one request; `false` closes the connection.
   ///
@@ -50,6 +68,11 @@ extension Connection {
   /// - `/continue`: a 103 interim response before the final one.
   /// - `/slow-head[delay, stall]`: a head whose header line trickles in one byte every `delay` ms (300), then
   ///   `ok`; with `stall`, silence after its first bytes.
+  /// - `/continue-100`: a `100 Continue` interim response before the final one.
+  /// - `/garbage-status`, `/not-http`, `/bad-content-length`, `/bad-chunked`: answers that break HTTP, then a close.
+  /// - `/reset-reused[size]`: on a fresh connection, the request body echoed (or `size` pattern bytes), the connection
+  ///   kept; any later request on that connection is read whole and answered with a reset (RST), no response.
+  /// - `/gzip-bomb[mib]`: ``gzipBomb(mib:)`` (1024 unless given), `Content-Encoding: gzip`.
   func respond(to request: RecordedRequest) -> Bool {
     let components = URLComponents(string: request.target)
     let path = components?.path ?? request.target
@@ -132,6 +155,30 @@ extension Connection {
       return send(200, [], Data("after hints".utf8))
     case "/slow-head":
       return slowHead(delay: query["delay"].flatMap { Int($0) } ?? 300, stall: query["stall"] != nil)
+    // Protocol faults, interim heads, a reused connection reset.
+    case "/continue-100":
+      write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+      return send(200, [], Data("after continue".utf8))
+    case "/garbage-status":
+      write(Data("HTTP/1.1 abc\r\nContent-Length: 2\r\n\r\nhi".utf8))
+      return false
+    case "/not-http":
+      write(Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }))
+      return false
+    case "/bad-content-length":
+      write(Data("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhi".utf8))
+      return false
+    case "/bad-chunked":
+      write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhi\r\n0\r\n\r\n".utf8))
+      return false
+    case "/reset-reused":
+      guard requestsOnConnection == 1 else {
+        resetOnClose()
+        return false
+      }
+      return send(200, [], request.bodyLength > 0 ? request.body : pattern(size))
+    case "/gzip-bomb":
+      return send(200, [("Content-Encoding", "gzip")], gzipBomb(mib: query["mib"].flatMap { Int($0) } ?? 1024))
     default:
       if path.hasPrefix("/chain/"), let remaining = Int(path.dropFirst(7)) {
         if remaining <= 0 { return send(200, [], Data("done".utf8)) }
