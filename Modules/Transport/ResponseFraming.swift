@@ -7,9 +7,14 @@ package import HTTPTypes
 package enum ResponseFraming {
   /// The error for a head whose `Content-Length` is invalid or ambiguous, or `nil` when it is sound or absent.
   package static func problem(in headers: HTTPFields) -> TransportError? {
+    problem(contentLengths: headers[values: .contentLength])
+  }
+
+  /// The error for these `Content-Length` field values (each possibly a comma-separated list), or `nil`.
+  package static func problem(contentLengths values: some Sequence<String>) -> TransportError? {
     var length: Substring?
-    for field in headers where field.name == .contentLength {
-      for element in field.value.split(separator: ",", omittingEmptySubsequences: false) {
+    for fieldValue in values {
+      for element in fieldValue.split(separator: ",", omittingEmptySubsequences: false) {
         let value = element.trimmingASCIISpaces()
         guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
           return TransportError(code: .protocolError, message: "the server sent an invalid Content-Length")

@@ -179,6 +179,13 @@ final class Exchange: Sendable {
       }
       return
     }
+    // Foundation joins repeated fields with ", ": the framing check sees every value the server sent.
+    if let length = http.value(forHTTPHeaderField: "Content-Length"),
+      let problem = ResponseFraming.problem(contentLengths: [length])
+    {
+      fail(problem)
+      return
+    }
     let head = ResponseHead(http, method: method, memo: heads)
     let channel = BodyChannel(expectedLength: head.expectedLength)
     let status = http.statusCode
