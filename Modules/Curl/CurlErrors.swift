@@ -17,8 +17,15 @@ enum CurlErrors {
       let connected = transfer.connectedAfter() != nil
       return TransportError(code: connected ? .totalTimeout : .connectTimeout, message: message)
     }
+    // libcurl refuses a response head past its 100 KiB cap with "out of memory": the answer, not the machine.
+    if code == CURLE_OUT_OF_MEMORY, case .waiting = transfer.output {
+      return TransportError(code: .protocolError, message: "\(headTooLarge) (\(context))")
+    }
     return TransportError(code: self.code(for: code, detail: detail), message: message)
   }
+
+  /// What a response head over libcurl's limit is reported as.
+  static let headTooLarge = "the response head is larger than libcurl accepts (100 KiB)"
 
   /// The code for a result whose meaning libcurl's own words narrow down: `CURLE_RECV_ERROR` is a broken chunked
   /// framing when the text says so (a reset connection otherwise), and `CURLE_UNSUPPORTED_PROTOCOL` is a request

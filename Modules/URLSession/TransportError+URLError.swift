@@ -19,6 +19,15 @@ extension TransportError {
       self.init(code: .other, message: "URLSession failed: \(text)", underlyingError: error)
       return
     }
+    // FoundationNetworking's libcurl refuses a response head past its 100 KiB cap with "Out of memory".
+    if nsError.code == URLError.Code.unknown.rawValue && text.lowercased() == "out of memory" {
+      self.init(
+        code: .protocolError,
+        message: "the response head is larger than libcurl accepts (100 KiB) (URLError -1)",
+        underlyingError: error
+      )
+      return
+    }
     let code = Self.code(for: URLError.Code(rawValue: nsError.code) ?? .unknown, text: text)
     self.init(code: code, message: "\(Self.summary(code)): \(text) (URLError \(nsError.code))", underlyingError: error)
   }
