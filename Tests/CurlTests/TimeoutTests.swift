@@ -120,12 +120,13 @@ extension CurlTests {
     @Test func timeWhileWePausedForAReaderIsNotIdle() async throws {
       try await withServer { server, transport in
         var options = TransferOptions()
-        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .milliseconds(200), total: nil)
+        // An idle bound with room for a slow machine (sanitizers, two loaded cores), and a pause well past it.
+        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .seconds(1), total: nil)
         let size = 16 << 20
         let response = try await transport.send(request(server.url("/big?size=\(size)")), body: nil, options: options)
         var iterator = response.body.makeAsyncIterator()
         var total = try await iterator.next()?.count ?? 0
-        try await Task.sleep(for: .milliseconds(700))
+        try await Task.sleep(for: .milliseconds(2500))
         while let chunk = try await iterator.next() { total += chunk.count }
         #expect(total == size)
       }
