@@ -88,7 +88,7 @@ func readmeDescribeTheEndpoints() async throws {
 /// README.md:120, "Networking".
 func readmeNetworking() async throws {
   #sourceLocation(file:"README.md",line:121)
-  let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, an in-memory HTTP cache
+  let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
   let system = Networking<SharkywatersEndpoint>(sessionConfiguration: .ephemeral, transport: .urlSession)
@@ -177,9 +177,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:227, "Authentication".
+/// README.md:230, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:228)
+  #sourceLocation(file:"README.md",line:231)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -187,18 +187,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:238, "Authentication".
+/// README.md:241, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:239)
+  #sourceLocation(file:"README.md",line:242)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:251, "Logging".
+/// README.md:254, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:252)
+  #sourceLocation(file:"README.md",line:255)
   struct PrintRequestLogger: RequestLogging {
     func log(request: LoggedRequest, level: LogLevel) {
       print("->", request.summary)
@@ -212,9 +212,9 @@ func readmeLogging() async throws {
   #sourceLocation()
 }
 
-/// README.md:269, "Mocking".
+/// README.md:272, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:270)
+  #sourceLocation(file:"README.md",line:273)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -235,9 +235,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:291, "Mocking".
+/// README.md:296, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:294)
+  #sourceLocation(file:"README.md",line:299)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -251,9 +251,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:312, "Offline storage and replay".
+/// README.md:321, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:313)
+  #sourceLocation(file:"README.md",line:322)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -267,9 +267,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:333, "HTTP cache".
+/// README.md:347, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:334)
+  #sourceLocation(file:"README.md",line:348)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -279,9 +279,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:343, "Cancellation".
+/// README.md:357, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:344)
+  #sourceLocation(file:"README.md",line:358)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -295,9 +295,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:363, "The Malibu namespace".
+/// README.md:377, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:364)
+  #sourceLocation(file:"README.md",line:378)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -315,9 +315,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:385, "Gzip".
+/// README.md:399, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:386)
+  #sourceLocation(file:"README.md",line:400)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -329,12 +329,13 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:397, "Transfer options".
+/// README.md:411, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:398)
+  #sourceLocation(file:"README.md",line:412)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
+  options.redirects.sensitiveFields = [HTTPField.Name("X-Api-Key")!]  // dropped with Authorization across origins
   options.decompression = .disabled  // bodies as they arrived (curl only; see the Transports table)
   options.tls = TLSOptions(caFile: "/etc/ssl/certs/private-ca.pem")  // also pinnedPublicKey: "sha256//...", insecure
   options.progress = { progress in print(progress.downloaded, progress.downloadTotal ?? -1) }
@@ -344,9 +345,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:416, "Using single modules".
+/// README.md:435, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:427)
+  #sourceLocation(file:"README.md",line:446)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -371,9 +372,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:501, "Transports".
+/// README.md:522, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:502)
+  #sourceLocation(file:"README.md",line:523)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
