@@ -9,7 +9,8 @@ SENDABLE_SCRATCH := .build-sendable
 TSAN_SCRATCH   := .build-tsan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup setup-servers build test unit tsan lint format docs readme demo clean bench bench-quick bench-build
+.PHONY: setup setup-servers build test unit tsan lint format docs readme demo clean bench bench-quick bench-build \
+  fuzz fuzz-smoke fuzz-build
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -95,5 +96,30 @@ bench-build: setup
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-floor
 
+# Fuzzing: libFuzzer targets for every parser that sees hostile bytes, in a package of their own (Tools/Fuzz), built
+# in debug with -sanitize=fuzzer,address in a scratch folder of its own. One binary holds every target; run.sh runs
+# them one at a time (MALIBU_FUZZ_TARGET picks one), reads the committed seeds in Tools/Fuzz/Corpus/<target>, keeps
+# what it finds in $(FUZZ_SCRATCH)/work/<target>/corpus, and fails with the reproducer's path on any crash.
+FUZZ_PACKAGE       := Tools/Fuzz
+FUZZ_SCRATCH       := .build-fuzz
+FUZZ_TARGETS       ?= gzip json response-head media-type url-form multipart stored-request redactor
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+
+## fuzz-build: the fuzz targets (debug, libFuzzer + AddressSanitizer)
+fuzz-build: setup
+	@# As for the benchmarks: the nested package's plan does not notice files added to the root package.
+	@rm -f $(FUZZ_SCRATCH)/debug.yaml
+	$(SWIFT) build --package-path $(FUZZ_PACKAGE) -c debug --scratch-path $(FUZZ_SCRATCH) \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+
+## fuzz: every fuzz target for FUZZ_SECONDS each (60 by default), one after the other
+fuzz: fuzz-build
+	@$(FUZZ_PACKAGE)/Scripts/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## fuzz-smoke: every fuzz target briefly (FUZZ_SMOKE_SECONDS, 10 by default), so that a regression fails CI
+fuzz-smoke: fuzz-build
+	@$(FUZZ_PACKAGE)/Scripts/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build
+	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build $(FUZZ_SCRATCH)
