@@ -14,6 +14,13 @@ enum MultipartTarget {
     var fileName: String?
     var mimeType: String?
     var content: Data
+
+    /// Byte for byte: `String`'s `==` would take canonically equivalent text as equal.
+    static func == (lhs: Given, rhs: Given) -> Bool {
+      Array(lhs.name.utf8) == Array(rhs.name.utf8)
+        && lhs.fileName.map { Array($0.utf8) } == rhs.fileName.map { Array($0.utf8) }
+        && lhs.mimeType.map { Array($0.utf8) } == rhs.mimeType.map { Array($0.utf8) } && lhs.content == rhs.content
+    }
   }
 
   /// A folder of this process's own for the file parts, rewritten on every input.
@@ -115,10 +122,19 @@ enum MultipartTarget {
     return isPlain && (try? MediaType(parsing: mimeType)) != nil
   }
 
-  /// The HTML standard's escaping of names in `Content-Disposition`.
+  /// The HTML standard's escaping of names in `Content-Disposition`, scalar by scalar (a `"` followed by a
+  /// combining mark is still a `"`).
   private static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
-      .replacingOccurrences(of: "\n", with: "%0A")
+    var result = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "%22"
+      case "\r": result += "%0D"
+      case "\n": result += "%0A"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
   }
 
   private static func headerText(_ part: Given) -> String {
@@ -163,28 +179,38 @@ enum MultipartTarget {
     }
   }
 
+  /// One part's header block and content, read as bytes (as a server reads them, with no notion of characters).
   private static func parse(_ part: Data) -> Given {
     guard let blank = part.range(of: Data("\r\n\r\n".utf8)) else { fatalError("a part without its empty line") }
-    let lines = String(decoding: part[part.startIndex..<blank.lowerBound], as: UTF8.self)
-      .components(separatedBy: "\r\n")
+    let header = Data(part[part.startIndex..<blank.lowerBound])
+    var lines: [Data] = []
+    var lineStart = header.startIndex
+    while let end = header.range(of: Data("\r\n".utf8), in: lineStart..<header.endIndex) {
+      lines.append(header[lineStart..<end.lowerBound])
+      lineStart = end.upperBound
+    }
+    lines.append(header[lineStart...])
+    let prefix = Data("Content-Disposition: form-data; name=\"".utf8)
     let disposition = lines[0]
-    precondition(disposition.hasPrefix("Content-Disposition: form-data; name=\""), "no Content-Disposition first")
-    var rest = disposition.dropFirst("Content-Disposition: form-data; name=\"".count)
-    guard let close = rest.firstIndex(of: "\"") else { fatalError("an unterminated name") }
+    precondition(disposition.starts(with: prefix), "no Content-Disposition first")
+    var rest = disposition.dropFirst(prefix.count)
+    guard let close = rest.firstIndex(of: UInt8(ascii: "\"")) else { fatalError("an unterminated name") }
     var given = Given(
-      name: String(rest[..<close]),
+      name: String(decoding: rest[..<close], as: UTF8.self),
       fileName: nil,
       mimeType: nil,
       content: Data(part[blank.upperBound...])
     )
-    rest = rest[rest.index(after: close)...]
+    rest = rest[(close + 1)...]
     if !rest.isEmpty {
-      precondition(rest.hasPrefix("; filename=\"") && rest.hasSuffix("\""), "a malformed filename parameter")
-      given.fileName = String(rest.dropFirst("; filename=\"".count).dropLast())
+      let filePrefix = Data("; filename=\"".utf8)
+      precondition(rest.starts(with: filePrefix) && rest.last == UInt8(ascii: "\""), "a malformed filename parameter")
+      given.fileName = String(decoding: rest.dropFirst(filePrefix.count).dropLast(), as: UTF8.self)
     }
+    let typePrefix = Data("Content-Type: ".utf8)
     for line in lines.dropFirst() {
-      precondition(line.hasPrefix("Content-Type: ") && given.mimeType == nil, "an unexpected header line")
-      given.mimeType = String(line.dropFirst("Content-Type: ".count))
+      precondition(line.starts(with: typePrefix) && given.mimeType == nil, "an unexpected header line")
+      given.mimeType = String(decoding: line.dropFirst(typePrefix.count), as: UTF8.self)
     }
     return given
   }

@@ -55,23 +55,26 @@ enum RedactorTarget {
     }
   }
 
-  /// Each pair keeps its place; a secret key's value is the placeholder, every other pair is as written.
+  /// Each pair keeps its place; a secret key's value is the placeholder, every other pair is as written. Pairs are
+  /// split by Unicode scalars: `&` or `=` followed by a combining mark is still a delimiter.
   private static func checkQuery(_ query: String) {
     let redacted = redactor.redact(query: query)
-    let before = query.split(separator: "&", omittingEmptySubsequences: false)
-    let after = redacted.split(separator: "&", omittingEmptySubsequences: false)
+    let before = query.unicodeScalars.split(separator: "&", omittingEmptySubsequences: false)
+    let after = redacted.unicodeScalars.split(separator: "&", omittingEmptySubsequences: false)
     precondition(before.count == after.count, "pairs were added or lost")
     for (pair, out) in zip(before, after) {
+      let pairText = String(Substring(pair))
+      let outText = String(Substring(out))
       guard let equals = pair.firstIndex(of: "=") else {
-        precondition(pair == out, "a pair without '=' changed")
+        precondition(pairText.utf8.elementsEqual(outText.utf8), "a pair without '=' changed")
         continue
       }
-      let rawName = String(pair[..<equals])
+      let rawName = String(Substring(pair[..<equals]))
       let name = rawName.replacingOccurrences(of: "+", with: " ")
       if redactor.isSecret(parameterKey: name.removingPercentEncoding ?? name) {
-        precondition(out == "\(rawName)=\(Redactor.placeholder)", "a secret query value survived")
+        precondition(outText.utf8.elementsEqual("\(rawName)=\(Redactor.placeholder)".utf8), "a secret value survived")
       } else {
-        precondition(pair == out, "a pair that is not secret changed")
+        precondition(pairText.utf8.elementsEqual(outText.utf8), "a pair that is not secret changed")
       }
     }
   }
