@@ -10,9 +10,11 @@ shift
 failed=0
 for target in "$@"; do
   work=.build-fuzz/work/$target
-  mkdir -p "$work/corpus" "$work/artifacts"
+  mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp"
   # SWIFT_BACKTRACE: the Swift runtime's own crash handler trips AddressSanitizer when it reads the stack.
-  SWIFT_BACKTRACE=enable=no MALIBU_FUZZ_TARGET=$target "$binary" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+  # TMPDIR: the files a target writes (multipart's file parts) stay in the scratch folder.
+  TMPDIR="$PWD/$work/tmp" SWIFT_BACKTRACE=enable=no MALIBU_FUZZ_TARGET=$target \
+    "$binary" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" "Tools/Fuzz/Corpus/$target" \
     >"$work/log" 2>&1
   status=$?
