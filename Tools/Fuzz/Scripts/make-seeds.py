@@ -84,8 +84,8 @@ write("url-form", "nested", bytes([1, 0]) + short("/a//b/") + short("http://h/ba
       + bytes([1]) + short("board") + bytes([9, 2]) + short("title") + bytes([0]) + short("Balsa")
       + short("n") + bytes([4]))
 
-# multipart: chosen (1) or random (0) boundary; for a chosen one 1-3 = letters and digits (a length byte, then
-# one byte per character), 0 = any text; the part count; each part: name, kind (0 text, 1 data, 2 file),
+# multipart: chosen (1) or random (0) boundary; for a chosen one a byte 1-3 = from the boundary alphabet (a length
+# byte, then one byte per character), 0 = any text (a short string); the part count; each part: name, kind (0 text, 1 data, 2 file),
 # has file name, file name, media type choice, media type text, content; the read size - 1.
 def part(name, kind, content, file_name=None, media=2, media_text=None):
     data = short(name) + bytes([kind])
@@ -99,7 +99,7 @@ def part(name, kind, content, file_name=None, media=2, media_text=None):
 
 def boundary_bytes(text):
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'()+_,-./:=? "
-    return bytes([1, len(text)]) + bytes(alphabet.index(c) for c in text)
+    return bytes([1, 1, len(text)]) + bytes(alphabet.index(c) for c in text)
 
 write("multipart", "text-and-file", boundary_bytes("Boundary-1") + bytes([2])
       + part("title", 0, "Balsa") + part("photo", 2, b"\x89PNG\r\n", "photo.png") + bytes([15]))
