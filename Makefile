@@ -10,7 +10,8 @@ TSAN_SCRATCH   := .build-tsan
 ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup setup-servers build test unit tsan sanitize lint format docs readme demo clean bench bench-quick bench-build
+.PHONY: setup setup-servers build test unit tsan sanitize lint format docs readme demo clean bench bench-quick bench-build \
+  fuzz fuzz-smoke fuzz-build
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -33,8 +34,9 @@ build: setup
 	  if grep -q "warning:" $(SENDABLE_SCRATCH).log; then echo "make build: the library build printed warnings"; exit 1; fi
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
-## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, lint
-test: setup-servers build unit tsan lint
+## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, a short run of every fuzz
+## target, lint
+test: setup-servers build unit tsan fuzz-smoke lint
 
 # Tests that measure the whole process (descriptors, threads, memory, wall-clock promptness) run alone, after the
 # parallel pass: the integration suite (it starts its own servers on free loopback ports) and the resource checks.
@@ -108,5 +110,30 @@ bench-build: setup
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-floor
 
+# Fuzzing: libFuzzer targets for every parser that sees hostile bytes, in a package of their own (Tools/Fuzz), built
+# in debug with -sanitize=fuzzer,address in a scratch folder of its own. One binary holds every target; run.sh runs
+# them one at a time (MALIBU_FUZZ_TARGET picks one), reads the committed seeds in Tools/Fuzz/Corpus/<target>, keeps
+# what it finds in $(FUZZ_SCRATCH)/work/<target>/corpus, and fails with the reproducer's path on any crash.
+FUZZ_PACKAGE       := Tools/Fuzz
+FUZZ_SCRATCH       := .build-fuzz
+FUZZ_TARGETS       ?= gzip json response-head media-type url-form multipart stored-request redactor
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+
+## fuzz-build: the fuzz targets (debug, libFuzzer + AddressSanitizer)
+fuzz-build: setup
+	@# As for the benchmarks: the nested package's plan does not notice files added to the root package.
+	@rm -f $(FUZZ_SCRATCH)/debug.yaml
+	$(SWIFT) build --package-path $(FUZZ_PACKAGE) -c debug --scratch-path $(FUZZ_SCRATCH) \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+
+## fuzz: every fuzz target for FUZZ_SECONDS each (60 by default), one after the other
+fuzz: fuzz-build
+	@$(FUZZ_PACKAGE)/Scripts/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## fuzz-smoke: every fuzz target briefly (FUZZ_SMOKE_SECONDS, 10 by default), so that a regression fails CI
+fuzz-smoke: fuzz-build
+	@$(FUZZ_PACKAGE)/Scripts/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build
+	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build $(FUZZ_SCRATCH)

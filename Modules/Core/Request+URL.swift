@@ -73,6 +73,9 @@ extension Request {
       parts = URLParts(base).joining(URLParts(resourceString))
     }
     if addsQuery {
+      // Foundation escapes a whole query again, `%` included, when any character in it is invalid: escape what
+      // the caller wrote first, so that the parameters' own escapes reach the server once.
+      parts.query = parts.query.map(URLParts.escapingInvalidQueryCharacters)
       parts.appendQuery(try queryEncoding.queryString(from: parameters))
     }
     return parts.string
@@ -176,6 +179,26 @@ private struct URLParts {
     return joined
   }
 
+  /// A query with every byte RFC 3986 does not allow there percent-escaped (UTF-8, upper-case hex), and `%` kept
+  /// only where it starts an escape: what Foundation makes of a query, without escaping valid escapes again.
+  static func escapingInvalidQueryCharacters(_ query: String) -> String {
+    let bytes = Array(query.utf8)
+    func isHex(_ index: Int) -> Bool {
+      index < bytes.count && (bytes[index].isDigit || (0x41...0x46).contains(bytes[index] & 0xDF))
+    }
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count)
+    let hexDigits = Array("0123456789ABCDEF".utf8)
+    for (index, byte) in bytes.enumerated() {
+      if byte.isQueryCharacter || (byte == UInt8(ascii: "%") && isHex(index + 1) && isHex(index + 2)) {
+        result.append(byte)
+      } else {
+        result += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+      }
+    }
+    return String(decoding: result, as: UTF8.self)
+  }
+
   mutating func appendQuery(_ extra: String) {
     guard !extra.isEmpty else { return }
     if let query, !query.isEmpty {
@@ -195,6 +218,11 @@ private struct URLParts {
 
 extension UInt8 {
   fileprivate var isASCIILetter: Bool { (0x61...0x7A).contains(self) || (0x41...0x5A).contains(self) }
+  fileprivate var isDigit: Bool { (0x30...0x39).contains(self) }
+  /// Allowed as is in a query (RFC 3986 §3.4): unreserved, sub-delims, `:`, `@`, `/` and `?`.
+  fileprivate var isQueryCharacter: Bool {
+    isASCIILetter || isDigit || "-._~!$&'()*+,;=:@/?".utf8.contains(self)
+  }
   /// A letter, a digit, `+`, `-` or `.` (RFC 3986 §3.1).
   fileprivate var isSchemeCharacter: Bool {
     isASCIILetter || (0x30...0x39).contains(self) || self == 0x2B || self == 0x2D || self == 0x2E

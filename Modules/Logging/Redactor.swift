@@ -84,12 +84,14 @@ public struct Redactor: Sendable, Hashable {
   /// - Parameter query: `name=value` pairs separated by `&`, without the leading `?`.
   /// - Returns: The redacted string.
   public func redact(query: String) -> String {
-    query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-      guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-      let rawName = pair[..<equals]
-      let name = String(rawName).replacingOccurrences(of: "+", with: " ")
+    // Split by Unicode scalars, not characters: a combining mark after `&` or `=` joins it into one character,
+    // which would hide the delimiter and let the value through.
+    query.unicodeScalars.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+      guard let equals = pair.firstIndex(of: "=") else { return String(Substring(pair)) }
+      let rawName = String(Substring(pair[..<equals]))
+      let name = rawName.replacingOccurrences(of: "+", with: " ")
       let decoded = name.removingPercentEncoding ?? name
-      return isSecret(parameterKey: decoded) ? "\(rawName)=\(Self.placeholder)" : String(pair)
+      return isSecret(parameterKey: decoded) ? "\(rawName)=\(Self.placeholder)" : String(Substring(pair))
     }.joined(separator: "&")
   }
 
@@ -99,26 +101,28 @@ public struct Redactor: Sendable, Hashable {
   public func redactedURL(of request: HTTPRequest) -> String {
     var text = ""
     if let scheme = request.scheme { text += "\(scheme)://" }
-    if var authority = request.authority {
+    // Delimiters are found among Unicode scalars, as in `redact(query:)`.
+    if let authority = request.authority?.unicodeScalars {
       if let at = authority.lastIndex(of: "@") {
-        authority = "\(Self.placeholder)\(authority[at...])"
+        text += "\(Self.placeholder)\(Substring(authority[at...]))"
+      } else {
+        text += String(authority)
       }
-      text += authority
     }
     guard let path = request.path else { return text }
-    var rest = Substring(path)
-    var fragment: Substring = ""
+    var rest = Substring(path).unicodeScalars
+    var fragment = Substring("").unicodeScalars
     if let hash = rest.firstIndex(of: "#") {
       fragment = rest[hash...]
       rest = rest[..<hash]
     }
     if let question = rest.firstIndex(of: "?") {
-      let query = rest[rest.index(after: question)...]
-      text += "\(rest[...question])\(redact(query: String(query)))"
+      let query = Substring(rest[rest.index(after: question)...])
+      text += "\(Substring(rest[...question]))\(redact(query: String(query)))"
     } else {
-      text += rest
+      text += Substring(rest)
     }
-    return text + fragment
+    return text + Substring(fragment)
   }
 
   /// The secret values of a request, longest first: values of secret headers (and the credentials after an
@@ -131,18 +135,20 @@ public struct Redactor: Sendable, Hashable {
         values.insert(String(field.value[field.value.index(after: space)...]).trimmingCharacters(in: .whitespaces))
       }
     }
-    if let authority = request.authority, let at = authority.lastIndex(of: "@") {
+    if let authority = request.authority?.unicodeScalars, let at = authority.lastIndex(of: "@") {
       let userInfo = authority[..<at]
-      values.insert(String(userInfo))
-      if let colon = userInfo.firstIndex(of: ":") { values.insert(String(userInfo[userInfo.index(after: colon)...])) }
+      values.insert(String(Substring(userInfo)))
+      if let colon = userInfo.firstIndex(of: ":") {
+        values.insert(String(Substring(userInfo[userInfo.index(after: colon)...])))
+      }
     }
-    if let path = request.path, let question = path.firstIndex(of: "?") {
+    if let path = request.path?.unicodeScalars, let question = path.firstIndex(of: "?") {
       let query = path[path.index(after: question)...].prefix { $0 != "#" }
       for pair in query.split(separator: "&") {
         guard let equals = pair.firstIndex(of: "=") else { continue }
-        let name = String(pair[..<equals]).replacingOccurrences(of: "+", with: " ")
+        let name = String(Substring(pair[..<equals])).replacingOccurrences(of: "+", with: " ")
         guard isSecret(parameterKey: name.removingPercentEncoding ?? name) else { continue }
-        let value = String(pair[pair.index(after: equals)...])
+        let value = String(Substring(pair[pair.index(after: equals)...]))
         values.insert(value)
         values.insert(value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value)
       }

@@ -10,7 +10,8 @@ extension MultipartFormData: BodySource {
   /// - Returns: A reader at the first byte.
   /// - Throws: ``recordedError`` when appending failed; `NetworkError` with code
   ///   `NetworkError.Code.encodingFailed` when a file has vanished or changed size since it was
-  ///   appended. While reading, a file that changes size ends the pass with the same code.
+  ///   appended. While reading, a file that changes size ends the pass with the same code, and so does a file that
+  ///   holds the delimiter of a boundary given to ``init(boundary:)`` (before the piece holding it is returned).
   public func makeReader() throws(NetworkError) -> any BodyReader {
     if let recordedError { throw recordedError }
     for part in parts {
@@ -53,10 +54,11 @@ extension MultipartFormData: BodySource {
   func segments() -> [MultipartBodyReader.Segment] {
     var result: [MultipartBodyReader.Segment] = []
     var pending = Data()
-    let delimiter = Data("--\(boundary)\r\n".utf8)
+    let delimiter = Array("--\(boundary)".utf8)
     let lineEnd = Data("\r\n".utf8)
     for part in parts {
-      pending.append(delimiter)
+      pending.append(contentsOf: delimiter)
+      pending.append(lineEnd)
       pending.append(part.headers)
       switch part.content {
       case .bytes(let bytes) where bytes.count <= 64 * 1024:
@@ -68,7 +70,9 @@ extension MultipartFormData: BodySource {
         pending = Data()
       case .file(let file):
         result.append(.bytes(pending))
-        result.append(.file(file))
+        let check =
+          checksFileContent ? MultipartBodyReader.DelimiterCheck(delimiter: delimiter, partName: part.name) : nil
+        result.append(.file(file, check: check))
         pending = Data()
       }
       pending.append(lineEnd)

@@ -45,8 +45,12 @@ public import MalibuCore
 /// boundary, a new boundary is drawn, so read ``boundary`` and ``contentType`` after the last append. Files are not
 /// scanned (that would read them twice): the chance that a file holds a given 190-bit random string is negligible.
 /// A boundary passed to ``init(boundary:)`` is never changed: a part containing its delimiter (`--` and the
-/// boundary, what a parser looks for) is a recorded error; the bare boundary inside a part is harmless (boundary
-/// `B`, field value `Balsa`).
+/// boundary, what a parser looks for) is an error; the bare boundary inside a part is harmless (boundary `B`, field
+/// value `Balsa`). An in-memory part is checked as it is appended (a recorded error). A file part is checked as it
+/// is read, not read twice: reading the body (``encode()``, or the transport streaming it) fails with
+/// `NetworkError.Code.encodingFailed`, naming the part, before the piece holding the delimiter is handed over, so a
+/// file chosen by someone else can never forge a part the server would see. Choose a boundary of your own only when
+/// a peer needs a fixed one; the random boundary is the safe default.
 public struct MultipartFormData: Sendable {
   /// The boundary between parts, without the leading `--`.
   public private(set) var boundary: String
@@ -66,7 +70,8 @@ public struct MultipartFormData: Sendable {
   /// An empty form with a boundary of your choice, used as is.
   ///
   /// RFC 2046 allows 1 to 70 characters among letters, digits, space (not last) and `'()+_,-./:=?`; another
-  /// boundary is recorded in ``recordedError``.
+  /// boundary is recorded in ``recordedError``. A part holding `--` and the boundary is an error: recorded for
+  /// in-memory parts, thrown while reading for files (see "Boundaries" above).
   /// - Parameter boundary: The boundary, without the leading `--`.
   public init(boundary: String) {
     self.boundary = boundary
@@ -81,6 +86,11 @@ public struct MultipartFormData: Sendable {
     self.boundary = boundaryGenerator()
     self.boundaryGenerator = boundaryGenerator
   }
+
+  /// Whether file parts are scanned for the delimiter while read: for a boundary the caller chose, which anyone
+  /// who knows it could plant in a file. A random boundary is drawn after the files were written and never sent
+  /// before the body, so a file cannot hold it but by a chance of about 2^-190.
+  var checksFileContent: Bool { boundaryGenerator == nil }
 
   /// The number of parts.
   public var count: Int { parts.count }
