@@ -45,7 +45,7 @@ extension StoredRequest {
   /// - Returns: The entry.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/corruptEntry`` when the bytes are not an entry or are
   ///   stored under another entry's name, ``StorageError/Code/untrustedEntry`` when the HMAC does not match.
-  package static func decodeEntry(
+  static func decodeEntry(
     _ bytes: Data,
     named name: String,
     key: [UInt8]
@@ -84,7 +84,7 @@ extension StoredRequest {
   /// - Parameter json: The JSON bytes.
   /// - Returns: The entry (not yet authenticated).
   /// - Throws: ``StorageError`` with code ``StorageError/Code/corruptEntry``.
-  package static func decodeEntryJSON(_ json: Data) throws(StorageError) -> StoredRequest {
+  static func decodeEntryJSON(_ json: Data) throws(StorageError) -> StoredRequest {
     let entry: StoredRequest
     do {
       entry = try JSONDecoder().decode(StoredRequest.self, from: json)

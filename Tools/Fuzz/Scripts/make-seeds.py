@@ -5,6 +5,8 @@ Each target reads its input the way Sources/MalibuFuzz/FuzzInput.swift does: sin
 byte before each short string, the rest of the input last.
 """
 import gzip
+import hashlib
+import hmac
 import json
 import os
 import zlib
@@ -120,6 +122,15 @@ upload = dict(entry, task="uploadData", uploadData="aGVsbG8=", contentType="cust
 write("stored-request", "upload-data", json.dumps(upload).encode())
 write("stored-request", "huge-sequence", json.dumps(dict(entry, sequence=18446744073709551615)).encode())
 write("stored-request", "upload-file", json.dumps(dict(entry, task="uploadFile", uploadFile="file:///etc/passwd")).encode())
+
+
+def signed(name, body):
+    """An entry file under the fuzz target's fixed key: the header line with the HMAC of the name and JSON, then the JSON."""
+    mac = hmac.new(bytes([0x5A]) * 32, name.encode() + b"\n" + body, hashlib.sha256).hexdigest()
+    return b"malibu-offline-entry hmac-sha256=" + mac.encode() + b"\n" + body
+
+
+write("stored-request", "signed-entry", signed("fuzz.json", json.dumps(entry).encode()))
 
 # redactor: query, header name, header value, authority, body type (0 json, 1 form, 2 text, 3 +json), body.
 write("redactor", "query-and-json", short("a=1&password=hunter2&api-key=x&Access%5FToken=t&plain") + short("Authorization")
