@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// The bytes of one offline-store entry file, and the checks that turn untrusted bytes back into an entry.
 ///
