@@ -11,7 +11,7 @@ ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
 .PHONY: setup setup-servers build test unit tsan sanitize lint format docs readme demo clean bench bench-quick bench-build \
-  fuzz fuzz-smoke fuzz-build
+  fuzz fuzz-smoke fuzz-build install-check
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -35,8 +35,8 @@ build: setup
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
 ## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, a short run of every fuzz
-## target, lint
-test: setup-servers build unit tsan fuzz-smoke lint
+## target, the README's install line and hello example, lint
+test: setup-servers build unit tsan fuzz-smoke install-check lint
 
 # Tests that measure the whole process (descriptors, threads, memory, wall-clock promptness) run alone, after the
 # parallel pass: the integration suite (it starts its own servers on free loopback ports) and the resource checks.
@@ -70,6 +70,12 @@ lint:
 ## format: rewrite the tree in the house style
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+## install-check: README's install block and hello example as a new user's package, built against a clone of HEAD
+## tagged with CHANGELOG.md's version, run against a local server (scratch package in $(INSTALL_SCRATCH))
+INSTALL_SCRATCH := .build-install
+install-check: setup
+	@INSTALL_SCRATCH=$(INSTALL_SCRATCH) Tools/scripts/install-check
 
 ## readme: regenerate Tests/ReadmeTests/README+Snippets.swift from README.md's Swift blocks
 readme:
@@ -136,4 +142,5 @@ fuzz-smoke: fuzz-build
 	@$(FUZZ_PACKAGE)/Scripts/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build $(FUZZ_SCRATCH)
+	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build \
+	  $(FUZZ_SCRATCH) $(INSTALL_SCRATCH)

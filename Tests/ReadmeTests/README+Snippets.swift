@@ -17,10 +17,22 @@ import MalibuURLSession
 import MalibuValidation
 import Testing
 
-// README.md:31, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
+// README.md:19, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
 
-// README.md:48, "Describe the endpoints".
-#sourceLocation(file:"README.md",line:51)
+/// README.md:44, "Hello".
+func readmeHello() async throws {
+  #sourceLocation(file:"README.md",line:47)
+  struct Greeting: Decodable, Sendable { let message: String }
+
+  let request = Request.get("http://127.0.0.1:8080/hello.json")
+  let greeting = try await Malibu.request(request).validate().decode(using: Greeting.self).value
+  print(greeting.message)
+  #sourceLocation()
+  _ = (request, greeting)
+}
+
+// README.md:85, "Describe the endpoints".
+#sourceLocation(file:"README.md",line:88)
 enum SharkywatersEndpoint: RequestConvertible {
   case fetchBoards
   case showBoard(id: Int)
@@ -66,9 +78,9 @@ struct Board: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:101, "Describe the endpoints".
+/// README.md:138, "Describe the endpoints".
 func readmeDescribeTheEndpoints() async throws {
-  #sourceLocation(file:"README.md",line:102)
+  #sourceLocation(file:"README.md",line:139)
   let request = Request(
     method: .get,
     resource: "boards",
@@ -85,9 +97,9 @@ func readmeDescribeTheEndpoints() async throws {
   _ = (request, signed, url)
 }
 
-/// README.md:120, "Networking".
+/// README.md:157, "Networking".
 func readmeNetworking() async throws {
-  #sourceLocation(file:"README.md",line:121)
+  #sourceLocation(file:"README.md",line:158)
   let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
@@ -97,9 +109,9 @@ func readmeNetworking() async throws {
   _ = (networking, serial, pooled, system, tested)
 }
 
-/// README.md:135, "Networking".
+/// README.md:172, "Networking".
 func readmeNetworking2() async throws {
-  #sourceLocation(file:"README.md",line:136)
+  #sourceLocation(file:"README.md",line:173)
   networking.headers = ["X-Client": "sharkywaters"]
   networking.beforeEach = { request in
     request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
@@ -115,9 +127,9 @@ func readmeNetworking2() async throws {
   #sourceLocation()
 }
 
-/// README.md:159, "Making requests".
+/// README.md:196, "Making requests".
 func readmeMakingRequests() async throws {
-  #sourceLocation(file:"README.md",line:160)
+  #sourceLocation(file:"README.md",line:197)
   networking.request(.fetchBoards)
     .validate()
     .decode(using: [Board].self)
@@ -136,9 +148,9 @@ func readmeMakingRequests() async throws {
   _ = (boards, titles, both)
 }
 
-/// README.md:178, "Making requests".
+/// README.md:215, "Making requests".
 func readmeMakingRequests2() async throws {
-  #sourceLocation(file:"README.md",line:179)
+  #sourceLocation(file:"README.md",line:216)
   let promise = networking.request(.showBoard(id: 1))
   promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
   promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
@@ -157,9 +169,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:205, "Errors".
+/// README.md:242, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:206)
+  #sourceLocation(file:"README.md",line:243)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -177,9 +189,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:230, "Authentication".
+/// README.md:267, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:231)
+  #sourceLocation(file:"README.md",line:268)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -187,18 +199,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:241, "Authentication".
+/// README.md:278, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:242)
+  #sourceLocation(file:"README.md",line:279)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:254, "Logging".
+/// README.md:291, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:255)
+  #sourceLocation(file:"README.md",line:292)
   struct PrintRequestLogger: RequestLogging {
     func log(request: LoggedRequest, level: LogLevel) {
       print("->", request.summary)
@@ -212,9 +224,9 @@ func readmeLogging() async throws {
   #sourceLocation()
 }
 
-/// README.md:272, "Mocking".
+/// README.md:309, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:273)
+  #sourceLocation(file:"README.md",line:310)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -235,9 +247,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:296, "Mocking".
+/// README.md:333, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:299)
+  #sourceLocation(file:"README.md",line:336)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -251,9 +263,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:321, "Offline storage and replay".
+/// README.md:358, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:322)
+  #sourceLocation(file:"README.md",line:359)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -267,9 +279,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:347, "HTTP cache".
+/// README.md:384, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:348)
+  #sourceLocation(file:"README.md",line:385)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -279,9 +291,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:357, "Cancellation".
+/// README.md:394, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:358)
+  #sourceLocation(file:"README.md",line:395)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -295,9 +307,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:377, "The Malibu namespace".
+/// README.md:414, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:378)
+  #sourceLocation(file:"README.md",line:415)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -315,9 +327,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:399, "Gzip".
+/// README.md:436, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:400)
+  #sourceLocation(file:"README.md",line:437)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -329,9 +341,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:411, "Transfer options".
+/// README.md:448, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:412)
+  #sourceLocation(file:"README.md",line:449)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -345,9 +357,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:435, "Using single modules".
+/// README.md:472, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:446)
+  #sourceLocation(file:"README.md",line:483)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -372,9 +384,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:522, "Transports".
+/// README.md:559, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:523)
+  #sourceLocation(file:"README.md",line:560)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
