@@ -77,6 +77,24 @@ INSTALL_SCRATCH := .build-install
 install-check: setup
 	@INSTALL_SCRATCH=$(INSTALL_SCRATCH) Tools/scripts/install-check
 
+# Documentation: DocC for every library module in one combined archive, with swift-docc-plugin, which the manifest
+# adds only when MALIBU_DOCS is set (library users never fetch it), in a build folder of its own.
+DOCS_SCRATCH   := .build-docs
+DOCS_TARGETS   := MalibuPromises MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
+  MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu
+
+## docs: build the documentation of every module (.build-docs/plugins/Swift-DocC/outputs/Malibu.doccarchive);
+## fails on any warning (a broken link, an unknown symbol, a malformed page)
+docs: setup
+	@echo "MALIBU_DOCS=1 $(SWIFT) package --scratch-path $(DOCS_SCRATCH) generate-documentation ..."
+	@MALIBU_DOCS=1 $(SWIFT) package --scratch-path $(DOCS_SCRATCH) generate-documentation \
+	  --enable-experimental-combined-documentation $(addprefix --target ,$(DOCS_TARGETS)) \
+	  > $(DOCS_SCRATCH).log 2>&1; \
+	  status=$$?; cat $(DOCS_SCRATCH).log; \
+	  if [ $$status -ne 0 ]; then exit $$status; fi; \
+	  if grep -qE "(warning|error):" $(DOCS_SCRATCH).log; then \
+	    echo "make docs: the documentation build printed warnings"; exit 1; fi
+
 ## readme: regenerate Tests/ReadmeTests/README+Snippets.swift from README.md's Swift blocks
 readme:
 	@Tools/scripts/readme-snippets
@@ -142,5 +160,5 @@ fuzz-smoke: fuzz-build
 	@$(FUZZ_PACKAGE)/Scripts/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build $(SENDABLE_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build \
+	rm -rf .build $(SENDABLE_SCRATCH) $(DOCS_SCRATCH) $(TSAN_SCRATCH) $(ASAN_SCRATCH) $(BENCH_WORK) $(BENCH_PACKAGE)/.build \
 	  $(FUZZ_SCRATCH) $(INSTALL_SCRATCH)

@@ -161,3 +161,8 @@ for target in package.targets where target.type != .system {
   settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
   target.swiftSettings = settings
 }
+
+// `make docs` only (MALIBU_DOCS=1): the DocC plugin, so that users of the library never fetch it.
+if Context.environment["MALIBU_DOCS"] != nil {
+  package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

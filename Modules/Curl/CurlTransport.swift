@@ -2,8 +2,9 @@ public import Foundation
 public import HTTPTypes
 @_spi(Malibu) public import MalibuTransport
 
-/// A ``Transport`` on libcurl, built for speed: one multi handle driven by one dedicated thread, connections kept
-/// alive and shared, HTTP/2 over TLS when the server offers it, streaming both ways with back-pressure.
+/// A ``/MalibuTransport/Transport`` on libcurl, built for speed: one multi handle driven by one dedicated thread,
+/// connections kept alive and shared, HTTP/2 over TLS when the server offers it, streaming both ways with
+/// back-pressure.
 ///
 /// ```swift
 /// let transport = CurlTransport()
@@ -16,7 +17,8 @@ public import HTTPTypes
 ///
 /// The transport sends exactly the request it is given: the method, the header fields as they are (libcurl adds
 /// `Host` and the body's framing, but no `Accept`, `Expect` or `Content-Type` of its own) and the body. Redirects,
-/// timeouts, decompression and TLS follow ``TransferOptions``. Errors are ``TransportError``s.
+/// timeouts, decompression and TLS follow ``/MalibuTransport/TransferOptions``. Errors are
+/// ``/MalibuTransport/TransportError``s.
 ///
 /// Threading: the first request starts a thread named `malibu-curl` that owns every libcurl handle. Progress
 /// handlers run on that thread and must return quickly. Tasks may run there too (``taskExecutor``), which spares
@@ -71,14 +73,15 @@ public final class CurlTransport: Transport {
 
   /// Sends a request and returns once the final response head has arrived; the body streams after it.
   ///
-  /// Cancelling the calling task before the head ends the call with ``TransportError/Code/cancelled`` at once;
-  /// after it, dropping or cancelling the body stops the transfer and releases the connection.
+  /// Cancelling the calling task before the head ends the call with
+  /// ``/MalibuTransport/TransportError/Code/cancelled`` at once; after it, dropping or cancelling the body stops the
+  /// transfer and releases the connection.
   /// - Parameters:
   ///   - request: The request; its URL must be absolute `http` or `https`.
   ///   - body: The request body, if any.
   ///   - options: Timeouts, redirects, decompression, TLS, progress and request compression.
   /// - Returns: The final response head (decoded header fields when the body is decoded), its URL and the body.
-  /// - Throws: ``TransportError``.
+  /// - Throws: ``/MalibuTransport/TransportError``.
   public func send(
     _ request: HTTPRequest,
     body: RequestBody?,
@@ -107,7 +110,8 @@ public final class CurlTransport: Transport {
   ///   - options: Transfer options.
   ///   - maxBytes: The largest body accepted (after decoding).
   /// - Returns: The final response head, the body and the final URL.
-  /// - Throws: ``TransportError``; ``TransportError/Code/bodyTooLarge`` past `maxBytes`, as soon as it is known.
+  /// - Throws: ``/MalibuTransport/TransportError``; ``/MalibuTransport/TransportError/Code/bodyTooLarge`` past
+  ///   `maxBytes`, as soon as it is known.
   public func data(
     for request: HTTPRequest,
     body: RequestBody?,
@@ -137,8 +141,9 @@ public final class CurlTransport: Transport {
     }
   }
 
-  /// Cancels every transfer (their callers get ``TransportError/Code/cancelled``), ends the loop thread, waits for
-  /// it and frees every libcurl handle and connection. Later requests fail with ``TransportError/Code/cancelled``.
+  /// Cancels every transfer (their callers get ``/MalibuTransport/TransportError/Code/cancelled``), ends the loop
+  /// thread, waits for it and frees every libcurl handle and connection. Later requests fail with
+  /// ``/MalibuTransport/TransportError/Code/cancelled``.
   /// Calling it again does nothing.
   public func shutdown() {
     loop.shutdown()

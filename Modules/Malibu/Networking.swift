@@ -8,7 +8,7 @@ public import MalibuPromises
 public import MalibuStorage
 public import MalibuTransport
 
-/// Sends the requests of one API, described by a ``MalibuCore/RequestConvertible`` type, and hands back promises.
+/// Sends the requests of one API, described by a ``/MalibuCore/RequestConvertible`` type, and hands back promises.
 ///
 /// ```swift
 /// let networking = Networking<SharkywatersEndpoint>(mode: .async)

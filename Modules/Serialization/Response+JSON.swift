@@ -4,7 +4,8 @@ extension Response {
   /// The body as a JSON array of `Sendable` values.
   ///
   /// Values map to Swift by the rules in <doc:MalibuSerialization#JSON-values>: objects `[String: any Sendable]`,
-  /// arrays `[any Sendable]`, integer literals `Int`, other numbers `Double`, `Bool`, `String`, ``JSONNull``.
+  /// arrays `[any Sendable]`, integer literals `Int`, other numbers `Double`, `Bool`, `String`,
+  /// ``/MalibuCore/JSONNull``.
   ///
   /// ```swift
   /// let boards = try response.toJsonArray()          // [{"id": 1}, {"id": 2}]
@@ -27,7 +28,8 @@ extension Response {
   /// The body as a JSON object of `Sendable` values.
   ///
   /// Values map to Swift by the rules in <doc:MalibuSerialization#JSON-values>: objects `[String: any Sendable]`,
-  /// arrays `[any Sendable]`, integer literals `Int`, other numbers `Double`, `Bool`, `String`, ``JSONNull``.
+  /// arrays `[any Sendable]`, integer literals `Int`, other numbers `Double`, `Bool`, `String`,
+  /// ``/MalibuCore/JSONNull``.
   ///
   /// ```swift
   /// let board = try response.toJsonDictionary()      // {"id": 1, "title": "Balsa", "price": 9.5}

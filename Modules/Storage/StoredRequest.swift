@@ -2,10 +2,10 @@ public import Foundation
 public import HTTPTypes
 public import MalibuCore
 
-/// A snapshot of a ``MalibuCore/Request`` that can be written to disk and turned back into the same request.
+/// A snapshot of a ``/MalibuCore/Request`` that can be written to disk and turned back into the same request.
 ///
 /// Every field that shapes what is sent is kept: method, resource, content type, task (upload bytes or file URL
-/// included), parameters as ``MalibuCore/ParameterValue`` trees, headers and both policies. ``url`` is the final,
+/// included), parameters as ``/MalibuCore/ParameterValue`` trees, headers and both policies. ``url`` is the final,
 /// endpoint-independent URL when the caller knows it.
 ///
 /// ```swift
@@ -40,7 +40,7 @@ public struct StoredRequest: Sendable, Hashable {
   ///   - request: The request.
   ///   - url: The final URL it is sent to, when known; it takes part in the key instead of the resource.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/unsupportedRequest`` when a parameter cannot be
-  ///   normalised into a ``MalibuCore/ParameterValue``.
+  ///   normalised into a ``/MalibuCore/ParameterValue``.
   public init(_ request: Request, url: URL? = nil) throws(StorageError) {
     do {
       parameters = try ParameterValue.normalize(request.parameters)

@@ -23,7 +23,7 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
   /// Creates a validator from expected content types, as written in an `Accept` header.
   ///
   /// An entry that does not parse, or a range such as `*/json`, is reported by ``validate(_:)`` as
-  /// ``MalibuCore/NetworkError/Code/invalidContentType``, for every response, so the mistake shows at once. An
+  /// ``/MalibuCore/NetworkError/Code/invalidContentType``, for every response, so the mistake shows at once. An
   /// empty sequence accepts no type: only responses without content pass.
   /// - Parameter contentTypes: Media ranges such as `"application/json"`, `"text/*"`, `"image/png;q=0"`; each
   ///   entry may also be a comma-separated list.
@@ -72,11 +72,11 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
 
   /// Checks the response's `Content-Type`.
   /// - Parameter response: The response to check.
-  /// - Throws: ``MalibuCore/NetworkError``, always with the response attached:
-  ///   ``MalibuCore/NetworkError/Code/invalidContentType`` when an expected type, or the response's
+  /// - Throws: ``/MalibuCore/NetworkError``, always with the response attached:
+  ///   ``/MalibuCore/NetworkError/Code/invalidContentType`` when an expected type, or the response's
   ///   `Content-Type`, is not a valid media type (a wildcard or two different `Content-Type` fields included);
-  ///   ``MalibuCore/NetworkError/Code/missingContentType`` when a response with content has no `Content-Type`
-  ///   and not every type is accepted; ``MalibuCore/NetworkError/Code/unacceptableContentType`` when the type is
+  ///   ``/MalibuCore/NetworkError/Code/missingContentType`` when a response with content has no `Content-Type`
+  ///   and not every type is accepted; ``/MalibuCore/NetworkError/Code/unacceptableContentType`` when the type is
   ///   not expected or is excluded by a `q=0` entry.
   public func validate(_ response: Response) throws(NetworkError) {
     let ranges: MediaRanges

@@ -8,7 +8,7 @@ public import MalibuCore
 ///    The check is skipped for 204, 205, a response to `HEAD` and an empty body, which carry no content.
 ///
 /// An `Accept` header that does not parse fails every successful response with
-/// ``MalibuCore/NetworkError/Code/invalidContentType``, so the mistake is seen at once.
+/// ``/MalibuCore/NetworkError/Code/invalidContentType``, so the mistake is seen at once.
 ///
 /// ```swift
 /// let response = try await networking.request(.fetchBoards).value
@@ -20,8 +20,8 @@ public struct DefaultValidator: Validating {
 
   /// Checks the status code, then the content type against the request's `Accept` header.
   /// - Parameter response: The response to check.
-  /// - Throws: ``MalibuCore/NetworkError`` with the response attached:
-  ///   ``MalibuCore/NetworkError/Code/unacceptableStatusCode`` first, then the content-type codes of
+  /// - Throws: ``/MalibuCore/NetworkError`` with the response attached:
+  ///   ``/MalibuCore/NetworkError/Code/unacceptableStatusCode`` first, then the content-type codes of
   ///   ``ContentTypeValidator/validate(_:)``.
   public func validate(_ response: Response) throws(NetworkError) {
     try StatusCodeValidator.successful.validate(response)

@@ -22,7 +22,7 @@ extension Response {
   /// ```
   /// - Parameter statusCodes: The accepted codes: a range, an array, a set, or any other finite sequence.
   /// - Returns: This response, unchanged.
-  /// - Throws: ``MalibuCore/NetworkError`` with code ``MalibuCore/NetworkError/Code/unacceptableStatusCode``.
+  /// - Throws: ``/MalibuCore/NetworkError`` with code ``/MalibuCore/NetworkError/Code/unacceptableStatusCode``.
   @discardableResult
   public func validate(statusCodes: some Sequence<Int>) throws(NetworkError) -> Response {
     try StatusCodeValidator(statusCodes).validate(self)
@@ -36,8 +36,9 @@ extension Response {
   /// ```
   /// - Parameter contentTypes: Media ranges such as `"application/json"` or `"text/*"`.
   /// - Returns: This response, unchanged.
-  /// - Throws: ``MalibuCore/NetworkError`` with code ``MalibuCore/NetworkError/Code/unacceptableContentType``,
-  ///   ``MalibuCore/NetworkError/Code/missingContentType`` or ``MalibuCore/NetworkError/Code/invalidContentType``.
+  /// - Throws: ``/MalibuCore/NetworkError`` with code ``/MalibuCore/NetworkError/Code/unacceptableContentType``,
+  ///   ``/MalibuCore/NetworkError/Code/missingContentType`` or
+  ///   ``/MalibuCore/NetworkError/Code/invalidContentType``.
   @discardableResult
   public func validate(contentTypes: some Sequence<String>) throws(NetworkError) -> Response {
     try ContentTypeValidator(contentTypes).validate(self)
@@ -51,7 +52,7 @@ extension Response {
   /// let boards = try JSONDecoder().decode([Board].self, from: response.validate().data)
   /// ```
   /// - Returns: This response, unchanged.
-  /// - Throws: ``MalibuCore/NetworkError`` with the response attached.
+  /// - Throws: ``/MalibuCore/NetworkError`` with the response attached.
   @discardableResult
   public func validate() throws(NetworkError) -> Response {
     try DefaultValidator().validate(self)

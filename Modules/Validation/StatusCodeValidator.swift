@@ -42,7 +42,7 @@ public struct StatusCodeValidator: Validating, CustomStringConvertible {
 
   /// Checks the response's status code.
   /// - Parameter response: The response to check.
-  /// - Throws: ``MalibuCore/NetworkError`` with code ``MalibuCore/NetworkError/Code/unacceptableStatusCode`` and
+  /// - Throws: ``/MalibuCore/NetworkError`` with code ``/MalibuCore/NetworkError/Code/unacceptableStatusCode`` and
   ///   the response attached when its code is not accepted.
   public func validate(_ response: Response) throws(NetworkError) {
     guard !accepts(response.statusCode) else { return }

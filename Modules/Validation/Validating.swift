@@ -3,7 +3,7 @@ public import MalibuCore
 /// A rule a ``MalibuCore/Response`` must satisfy before its body is used.
 ///
 /// Conform to check anything the built-in validators don't: a header, a body signature, an API's own error
-/// envelope. Throw to reject the response; return to accept it. Throwing a ``MalibuCore/NetworkError`` with the
+/// envelope. Throw to reject the response; return to accept it. Throwing a ``/MalibuCore/NetworkError`` with the
 /// response attached keeps the error body readable for the caller; any other error is passed on unchanged.
 ///
 /// ```swift
