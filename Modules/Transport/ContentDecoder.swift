@@ -157,7 +157,7 @@ package final class ContentDecoder {
     }
     return TransportError(
       code: .decodingFailed,
-      message: "the response body could not be decoded: \(error)",
+      message: "the response body could not be decoded: \((error as? GzipError)?.message ?? "\(error)")",
       underlyingError: error
     )
   }
