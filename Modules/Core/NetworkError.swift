@@ -1,3 +1,5 @@
+import Foundation
+
 /// The error every Malibu module reports: a code to branch on, a message for people, the response when there is
 /// one, and the error that caused it.
 ///
@@ -113,6 +115,9 @@ package enum CauseText {
     var quoted: String?
     if let carrier = cause as? any MessageCarrying, !carrier.message.isEmpty, message.contains(carrier.message) {
       quoted = carrier.message
+    } else if let nsError = Self.foundationError(cause), message.contains(nsError.localizedDescription) {
+      // A Foundation error (a URLError, say) whose text the message quotes: its domain and code are what is left.
+      return " (cause: \(nsError.domain) \(nsError.code))"
     } else if !message.isEmpty, text.contains(message) {
       quoted = message
     }
@@ -121,6 +126,15 @@ package enum CauseText {
     let tail = text[range.upperBound...]
     let rest = (head + tail).trimmingSuffix(while: { $0 == " " })
     return rest.isEmpty ? "" : " (cause: \(rest))"
+  }
+
+  /// `cause` as an `NSError` with a text of its own, when it is one (a Swift error bridged to `NSError` has only a
+  /// generic text, which no message quotes).
+  private static func foundationError(_ cause: any Error) -> NSError? {
+    let nsError = cause as NSError
+    let text = nsError.localizedDescription
+    guard !text.isEmpty, nsError.userInfo[NSLocalizedDescriptionKey] != nil || cause is URLError else { return nil }
+    return nsError
   }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import MalibuCore
 import Testing
 
@@ -49,6 +50,20 @@ struct ErrorDescriptionTests {
       description:
         "NetworkError.decodingFailed: could not decode: the body is empty (cause: NetworkError.emptyResponse "
         + "(cause: connection reset by peer))"
+    ),
+    Case(
+      name: "a Foundation error whose text the message quotes is named by its domain and code",
+      error: NetworkError(
+        code: .transportFailed,
+        message: "the server did not answer in time: The request timed out. (URLError -1001)",
+        underlyingError: NSError(
+          domain: NSURLErrorDomain,
+          code: -1001,
+          userInfo: [NSLocalizedDescriptionKey: "The request timed out.", NSURLErrorFailingURLErrorKey: "http://x"]
+        )
+      ),
+      description: "NetworkError.transportFailed: the server did not answer in time: The request timed out. "
+        + "(URLError -1001) (cause: NSURLErrorDomain -1001)"
     ),
     Case(
       name: "a cause the message does not mention is shown whole",
