@@ -19,8 +19,8 @@ import Testing
 
 // README.md:31, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
 
-// README.md:48, "Describe the endpoints".
-#sourceLocation(file:"README.md",line:51)
+// README.md:50, "Describe the endpoints".
+#sourceLocation(file:"README.md",line:53)
 enum SharkywatersEndpoint: RequestConvertible {
   case fetchBoards
   case showBoard(id: Int)
@@ -66,9 +66,9 @@ struct Board: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:101, "Describe the endpoints".
+/// README.md:103, "Describe the endpoints".
 func readmeDescribeTheEndpoints() async throws {
-  #sourceLocation(file:"README.md",line:102)
+  #sourceLocation(file:"README.md",line:104)
   let request = Request(
     method: .get,
     resource: "boards",
@@ -85,9 +85,9 @@ func readmeDescribeTheEndpoints() async throws {
   _ = (request, signed, url)
 }
 
-/// README.md:120, "Networking".
+/// README.md:129, "Networking".
 func readmeNetworking() async throws {
-  #sourceLocation(file:"README.md",line:121)
+  #sourceLocation(file:"README.md",line:130)
   let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
@@ -97,9 +97,9 @@ func readmeNetworking() async throws {
   _ = (networking, serial, pooled, system, tested)
 }
 
-/// README.md:135, "Networking".
+/// README.md:144, "Networking".
 func readmeNetworking2() async throws {
-  #sourceLocation(file:"README.md",line:136)
+  #sourceLocation(file:"README.md",line:145)
   networking.headers = ["X-Client": "sharkywaters"]
   networking.beforeEach = { request in
     request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
@@ -115,9 +115,9 @@ func readmeNetworking2() async throws {
   #sourceLocation()
 }
 
-/// README.md:159, "Making requests".
+/// README.md:168, "Making requests".
 func readmeMakingRequests() async throws {
-  #sourceLocation(file:"README.md",line:160)
+  #sourceLocation(file:"README.md",line:169)
   networking.request(.fetchBoards)
     .validate()
     .decode(using: [Board].self)
@@ -136,9 +136,9 @@ func readmeMakingRequests() async throws {
   _ = (boards, titles, both)
 }
 
-/// README.md:178, "Making requests".
+/// README.md:187, "Making requests".
 func readmeMakingRequests2() async throws {
-  #sourceLocation(file:"README.md",line:179)
+  #sourceLocation(file:"README.md",line:188)
   let promise = networking.request(.showBoard(id: 1))
   promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
   promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
@@ -157,9 +157,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:205, "Errors".
+/// README.md:214, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:206)
+  #sourceLocation(file:"README.md",line:215)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -177,9 +177,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:230, "Authentication".
+/// README.md:239, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:231)
+  #sourceLocation(file:"README.md",line:240)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -187,18 +187,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:241, "Authentication".
+/// README.md:250, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:242)
+  #sourceLocation(file:"README.md",line:251)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:254, "Logging".
+/// README.md:263, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:255)
+  #sourceLocation(file:"README.md",line:264)
   struct PrintRequestLogger: RequestLogging {
     func log(request: LoggedRequest, level: LogLevel) {
       print("->", request.summary)
@@ -212,9 +212,9 @@ func readmeLogging() async throws {
   #sourceLocation()
 }
 
-/// README.md:272, "Mocking".
+/// README.md:281, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:273)
+  #sourceLocation(file:"README.md",line:282)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -235,9 +235,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:296, "Mocking".
+/// README.md:305, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:299)
+  #sourceLocation(file:"README.md",line:308)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -251,9 +251,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:321, "Offline storage and replay".
+/// README.md:330, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:322)
+  #sourceLocation(file:"README.md",line:331)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -267,9 +267,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:347, "HTTP cache".
+/// README.md:356, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:348)
+  #sourceLocation(file:"README.md",line:357)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -279,9 +279,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:357, "Cancellation".
+/// README.md:366, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:358)
+  #sourceLocation(file:"README.md",line:367)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -295,9 +295,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:377, "The Malibu namespace".
+/// README.md:386, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:378)
+  #sourceLocation(file:"README.md",line:387)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -315,9 +315,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:399, "Gzip".
+/// README.md:408, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:400)
+  #sourceLocation(file:"README.md",line:409)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -329,9 +329,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:411, "Transfer options".
+/// README.md:420, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:412)
+  #sourceLocation(file:"README.md",line:421)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -345,9 +345,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:435, "Using single modules".
+/// README.md:444, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:446)
+  #sourceLocation(file:"README.md",line:455)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -372,9 +372,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:522, "Transports".
+/// README.md:531, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:523)
+  #sourceLocation(file:"README.md",line:532)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
