@@ -22,8 +22,10 @@
 /// `String` (`static let baseUrl = "https://…"`), a `URL?`, a non-optional `any URLStringConvertible` — would not
 /// be the protocol's requirement, and with a default it would be ignored without a word; without one, it fails to
 /// compile with "type '…' does not conform to protocol 'RequestConvertible'" and a note naming the candidate's
-/// non-matching type. In a package that enables the `ExistentialAny` upcoming feature, write the type as
-/// `(any URLStringConvertible)?`; elsewhere `URLStringConvertible?` is the same type.
+/// non-matching type. `URLStringConvertible?` is the same type as `(any URLStringConvertible)?`; with the
+/// `ExistentialAny` upcoming feature it draws a warning asking for `any`. A stored `static var` (as in Malibu's
+/// earlier README) is a Swift 6 error ("not concurrency-safe because it is nonisolated global shared mutable
+/// state"): make it a `static let`, or a computed `static var`.
 public protocol RequestConvertible: Sendable {
   /// The base URL every request of this service is scoped by, or `nil` when the resources are absolute URLs.
   ///

@@ -157,9 +157,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:214, "Errors".
+/// README.md:219, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:215)
+  #sourceLocation(file:"README.md",line:220)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -177,9 +177,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:239, "Authentication".
+/// README.md:244, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:240)
+  #sourceLocation(file:"README.md",line:245)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -187,18 +187,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:250, "Authentication".
+/// README.md:255, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:251)
+  #sourceLocation(file:"README.md",line:256)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:263, "Logging".
+/// README.md:268, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:264)
+  #sourceLocation(file:"README.md",line:269)
   struct PrintRequestLogger: RequestLogging {
     func log(request: LoggedRequest, level: LogLevel) {
       print("->", request.summary)
@@ -212,9 +212,9 @@ func readmeLogging() async throws {
   #sourceLocation()
 }
 
-/// README.md:281, "Mocking".
+/// README.md:286, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:282)
+  #sourceLocation(file:"README.md",line:287)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -235,9 +235,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:305, "Mocking".
+/// README.md:310, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:308)
+  #sourceLocation(file:"README.md",line:313)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -251,9 +251,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:330, "Offline storage and replay".
+/// README.md:335, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:331)
+  #sourceLocation(file:"README.md",line:336)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -267,9 +267,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:356, "HTTP cache".
+/// README.md:361, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:357)
+  #sourceLocation(file:"README.md",line:362)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -279,9 +279,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:366, "Cancellation".
+/// README.md:371, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:367)
+  #sourceLocation(file:"README.md",line:372)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -295,9 +295,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:386, "The Malibu namespace".
+/// README.md:391, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:387)
+  #sourceLocation(file:"README.md",line:392)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -315,9 +315,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:408, "Gzip".
+/// README.md:413, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:409)
+  #sourceLocation(file:"README.md",line:414)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -329,9 +329,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:420, "Transfer options".
+/// README.md:425, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:421)
+  #sourceLocation(file:"README.md",line:426)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -345,9 +345,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:444, "Using single modules".
+/// README.md:449, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:455)
+  #sourceLocation(file:"README.md",line:460)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -372,9 +372,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:531, "Transports".
+/// README.md:536, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:532)
+  #sourceLocation(file:"README.md",line:537)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
