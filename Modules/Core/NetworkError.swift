@@ -1,3 +1,5 @@
+import Foundation
+
 /// The error every Malibu module reports: a code to branch on, a message for people, the response when there is
 /// one, and the error that caused it.
 ///
@@ -78,11 +80,69 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     self.underlyingError = underlyingError
   }
 
-  /// `NetworkError.<code>: <message>`, followed by the status and the cause when present.
+  /// `NetworkError.<code>: <message>`, followed by the status and the cause when present. The cause's text appears
+  /// once: what the message already quotes of it is left out of the `(cause: …)` part.
   public var description: String {
     var text = "NetworkError.\(code): \(message)"
     if let response { text += " [status \(response.statusCode)]" }
-    if let underlyingError { text += " (cause: \(underlyingError))" }
+    text += CauseText.suffix(for: underlyingError, after: message)
     return text
+  }
+}
+
+extension NetworkError: MessageCarrying {}
+
+/// An error with a sentence of its own, which an error wrapping it may already quote.
+package protocol MessageCarrying: Error {
+  /// The error's sentence for people, without its type or code.
+  var message: String { get }
+}
+
+/// The ` (cause: …)` part of an error's description, without repeating what the error's message already says.
+package enum CauseText {
+  /// ` (cause: <text>)` for `cause`, or `""` when there is none or `message` already says all of it.
+  ///
+  /// A cause whose description contains `message` (a wrapper that took over the cause's message), or whose own
+  /// message `message` quotes, is shown without that text: `(cause: TransportError.idleTimeout)`.
+  /// - Parameters:
+  ///   - cause: The underlying error.
+  ///   - message: The message of the error that wraps it.
+  /// - Returns: The text to append to the description.
+  package static func suffix(for cause: (any Error)?, after message: String) -> String {
+    guard let cause else { return "" }
+    let text = String(describing: cause)
+    if text.isEmpty || message.contains(text) { return "" }
+    var quoted: String?
+    if let carrier = cause as? any MessageCarrying, !carrier.message.isEmpty, message.contains(carrier.message) {
+      quoted = carrier.message
+    } else if let nsError = Self.foundationError(cause), message.contains(nsError.localizedDescription) {
+      // A Foundation error (a URLError, say) whose text the message quotes: its domain and code are what is left.
+      return " (cause: \(nsError.domain) \(nsError.code))"
+    } else if !message.isEmpty, text.contains(message) {
+      quoted = message
+    }
+    guard let quoted, let range = text.firstRange(of: quoted) else { return " (cause: \(text))" }
+    let head = text[..<range.lowerBound].trimmingSuffix(while: { $0 == ":" || $0 == " " })
+    let tail = text[range.upperBound...]
+    let rest = (head + tail).trimmingSuffix(while: { $0 == " " })
+    return rest.isEmpty ? "" : " (cause: \(rest))"
+  }
+
+  /// `cause` as an `NSError` with a text of its own, when it is one (a Swift error bridged to `NSError` has only a
+  /// generic text, which no message quotes).
+  private static func foundationError(_ cause: any Error) -> NSError? {
+    let nsError = cause as NSError
+    let text = nsError.localizedDescription
+    guard !text.isEmpty, nsError.userInfo[NSLocalizedDescriptionKey] != nil || cause is URLError else { return nil }
+    return nsError
+  }
+}
+
+extension StringProtocol {
+  /// The text without the trailing characters that match `predicate`.
+  fileprivate func trimmingSuffix(while predicate: (Character) -> Bool) -> String {
+    var end = endIndex
+    while end > startIndex, predicate(self[index(before: end)]) { end = index(before: end) }
+    return String(self[..<end])
   }
 }

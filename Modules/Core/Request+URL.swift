@@ -63,7 +63,9 @@ extension Request {
       guard let base = baseUrl?.urlString, !base.isEmpty else {
         throw NetworkError(
           code: .invalidURL,
-          message: "the resource '\(resourceString)' is relative and there is no base URL to join it to"
+          message: "the resource '\(resourceString)' is relative and there is no base URL to join it to: "
+            + "pass a base URL (an endpoint type declares `static let baseUrl: (any URLStringConvertible)? = "
+            + "\"https://…\"`), or make the resource an absolute URL"
         )
       }
       guard Self.isValidBase(base) else {
@@ -227,4 +229,9 @@ extension UInt8 {
   fileprivate var isSchemeCharacter: Bool {
     isASCIILetter || (0x30...0x39).contains(self) || self == 0x2B || self == 0x2D || self == 0x2E
   }
+}
+
+extension Request {
+  /// Whether the resource has no scheme, so that it needs a base URL to join.
+  package var hasRelativeResource: Bool { !URLParts.hasScheme(resource.urlString) }
 }

@@ -5,7 +5,7 @@ public import Foundation
 /// Base URLs and request resources are `URLStringConvertible`, so both forms read naturally:
 ///
 /// ```swift
-/// static let baseUrl: URLStringConvertible? = "http://127.0.0.1:8080/api/"
+/// static let baseUrl: (any URLStringConvertible)? = "http://127.0.0.1:8080/api/"
 /// Request.get(URL(string: "https://example.com/boards")!)
 /// ```
 public protocol URLStringConvertible: Sendable {

@@ -73,10 +73,7 @@ final class Collector {
   func append(_ bytes: UnsafeRawBufferPointer) -> BodyChannel.WriteResult {
     guard let source = bytes.baseAddress, !bytes.isEmpty else { return .proceed }
     guard bytes.count <= limit - count else {
-      failure = TransportError(
-        code: .bodyTooLarge,
-        message: "the response body is larger than the limit of \(limit) bytes"
-      )
+      failure = .bodyTooLarge(limit: limit)
       return .stop
     }
     if count + bytes.count > capacity {

@@ -294,10 +294,7 @@ final class Transfer {
       continuation.resume(returning: response)
     case .collect(let limit, _):
       if let expected, expected > limit {
-        failure = TransportError(
-          code: .bodyTooLarge,
-          message: "the response body (\(expected) bytes) is larger than the limit of \(limit) bytes"
-        )
+        failure = .bodyTooLarge(limit: limit, size: expected, announced: true)
         return false
       }
       output = .collecting(Collector(head: finalHead, limit: limit, expectedLength: expected, decoder: decoder))

@@ -21,6 +21,9 @@ extension Inflater {
     /// The name of the format, for example `gzip`.
     public var description: String { name }
 
+    /// The name people know the format by: `gzip`, `zlib`, `raw deflate`, `automatic`.
+    var displayName: String { self == .rawDeflate ? "raw deflate" : name }
+
     /// The `windowBits` argument of `inflateInit2` for a concrete format.
     var windowBits: Int32 {
       switch self {

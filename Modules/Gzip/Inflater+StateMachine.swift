@@ -8,6 +8,9 @@ extension Inflater {
   func process(_ input: UnsafeRawBufferPointer, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
     guard var base = input.baseAddress else { return }
     var count = input.count
+    if leadingBytes.count < 4, leadingBytes.count == totalIn {
+      leadingBytes += input.prefix(4 - leadingBytes.count)
+    }
     while count > 0 {
       let used: Int
       switch state {
@@ -64,8 +67,47 @@ extension Inflater {
   private func trailingData() -> GzipError {
     GzipError(
       code: .trailingData,
-      message: "unexpected bytes after the end of the \(detectedFormat ?? format) stream (at offset \(totalIn))"
+      message:
+        "unexpected bytes after the end of the \((detectedFormat ?? format).displayName) stream (at offset \(totalIn))"
     )
+  }
+
+  /// The error for data zlib rejects. Before any output, it says which format was expected (or that none was
+  /// recognised) and that the bytes are not compressed data, quoting the first of them; later, that the stream of
+  /// that format is corrupt.
+  private func dataError(_ status: Int32) -> GzipError {
+    let resolved = detectedFormat ?? format
+    let zlibText = stream.pointee.msg.map { "zlib: " + String(cString: $0) } ?? "zlib status \(status)"
+    let sniffed = leadingBytes.count >= 2 ? Format.sniff(leadingBytes[0], leadingBytes[1]) : nil
+    guard totalOut == 0 else {
+      return GzipError(code: .corrupt, message: "the \(resolved.displayName) data is corrupt (\(zlibText))")
+    }
+    let start = "it starts with \(Self.quote(leadingBytes))"
+    let message: String
+    if format == .automatic, resolved == .rawDeflate {
+      message =
+        "the data is not compressed: \(start), neither the gzip magic (1f 8b) nor a zlib header (such as 78 9c), "
+        + "and it is not raw deflate data either (\(zlibText))"
+    } else if resolved == .gzip, sniffed != .gzip {
+      message = "the data is not gzip, and not compressed data: a gzip stream starts with 1f 8b, \(start) (\(zlibText))"
+    } else if resolved == .zlib, sniffed != .zlib {
+      message =
+        "the data is not zlib, and not compressed data: a zlib stream starts with a header such as 78 9c, \(start) "
+        + "(\(zlibText))"
+    } else if resolved == .rawDeflate {
+      message = "the data is not raw deflate, and not compressed data: \(start) (\(zlibText))"
+    } else {
+      message = "the \(resolved.displayName) data is corrupt (\(zlibText))"
+    }
+    return GzipError(code: .corrupt, message: message)
+  }
+
+  /// `48 65 6c 6c ("Hell")`: bytes in hex, and as ASCII with `.` for what is not printable.
+  static func quote(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef")
+    let hex = bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]]) }.joined(separator: " ")
+    let text = String(bytes.map { (0x20..<0x7f).contains($0) ? Character(UnicodeScalar($0)) : "." })
+    return "\(hex) (\"\(text)\")"
   }
 
   /// Initialises zlib for a concrete format.
@@ -134,7 +176,7 @@ extension Inflater {
       case Z_NEED_DICT:
         throw GzipError(code: .corrupt, message: "the zlib stream needs a preset dictionary, which is not supported")
       case Z_DATA_ERROR:
-        throw GzipError.zlib(.corrupt, "invalid \(detectedFormat ?? format) data", status: status, stream: stream)
+        throw dataError(status)
       case Z_MEM_ERROR:
         throw GzipError.zlib(.internal, "zlib ran out of memory", status: status, stream: stream)
       default:

@@ -50,6 +50,8 @@ public final class Inflater {
   var state = State.idle(sniffed: nil)
   /// Whether `inflateInit2` succeeded and `inflateEnd` has not run yet.
   var zlibReady = false
+  /// The first bytes of the input (up to four), quoted when they turn out not to be compressed data.
+  var leadingBytes: [UInt8] = []
 
   /// Where the inflater stands.
   enum State {
@@ -129,7 +131,7 @@ public final class Inflater {
     case .inflating:
       error = GzipError(
         code: .truncated,
-        message: "the \(detectedFormat ?? format) stream ended early, after \(totalIn) compressed bytes"
+        message: "the \((detectedFormat ?? format).displayName) stream ended early, after \(totalIn) compressed bytes"
       )
     }
     close(cause: error)

@@ -69,6 +69,7 @@ public func unregister(_ name: String) {
 
 /// The endpoint type of the shared networking: any request, no base URL.
 struct AnyEndpoint: RequestConvertible {
+  static let baseUrl: (any URLStringConvertible)? = nil
   let request: Request
 }
 

@@ -273,7 +273,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     }
     var prepared: PreparedRequest
     do {
-      prepared = try PreparedRequest(request, baseUrl: R.baseUrl, headerLayers: [settings.headers, R.headers])
+      prepared = try PreparedRequest(request, for: R.self, headerLayers: [settings.headers, R.headers])
     } catch {
       settings.logger.log(error: error)
       throw error

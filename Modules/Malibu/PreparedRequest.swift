@@ -12,13 +12,22 @@ struct PreparedRequest: Sendable {
   /// Builds the URL, encodes the parameters and merges the header fields.
   /// - Parameters:
   ///   - request: The request, after `beforeEach`.
-  ///   - baseUrl: The endpoint type's base URL.
+  ///   - endpoint: The endpoint type, whose `baseUrl` the resource is joined to.
   ///   - headerLayers: Header dictionaries between the body's `Content-Type` and the request's own headers, lowest
   ///     first (the networking's, then the endpoint type's).
   /// - Throws: `NetworkError`: `invalidURL`, `invalidHeader`, `unsupportedParameter`, `missingEncoder` or
   ///   `encodingFailed`.
-  init(_ request: Request, baseUrl: (any URLStringConvertible)?, headerLayers: [[String: String]]) throws(NetworkError)
+  init<R: RequestConvertible>(
+    _ request: Request,
+    for endpoint: R.Type,
+    headerLayers: [[String: String]]
+  )
+    throws(NetworkError)
   {
+    let baseUrl = R.baseUrl
+    if request.hasRelativeResource, (baseUrl?.urlString ?? "").isEmpty {
+      throw Self.missingBaseUrl(request, endpoint)
+    }
     let target = try request.buildTarget(baseUrl: baseUrl)
     let encoded = try Self.encodeBody(of: request)
     var fields = DefaultHeaders.fields
@@ -90,5 +99,19 @@ struct PreparedRequest: Sendable {
     case .data(let data): return (.data(data), encoded.contentType)
     case .stream(let source): return (.source(source), encoded.contentType)
     }
+  }
+}
+
+extension PreparedRequest {
+  /// The error for a relative resource on an endpoint type whose `baseUrl` is `nil` or empty: it names the
+  /// declaration to write, in that type.
+  static func missingBaseUrl<R: RequestConvertible>(_ request: Request, _ endpoint: R.Type) -> NetworkError {
+    let state = R.baseUrl == nil ? "nil" : "empty"
+    return NetworkError(
+      code: .invalidURL,
+      message: "the resource '\(request.resource.urlString)' is relative, and \(R.self).baseUrl is \(state): "
+        + "declare `static let baseUrl: (any URLStringConvertible)? = \"https://…\"` in \(R.self) (exactly this "
+        + "type), or make the resource an absolute URL"
+    )
   }
 }

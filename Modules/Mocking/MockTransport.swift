@@ -189,10 +189,7 @@ public final class MockTransport: Transport {
   ) async throws -> (HTTPResponse, Data, URL?) {
     let (head, data, url) = try await exchange(request, body: body, options: options)
     guard data.count <= max(0, maxBytes) else {
-      throw TransportError(
-        code: .bodyTooLarge,
-        message: "the response body (\(data.count) bytes) is larger than the limit of \(maxBytes) bytes"
-      )
+      throw TransportError.bodyTooLarge(limit: maxBytes, size: data.count)
     }
     return (head, data, url)
   }

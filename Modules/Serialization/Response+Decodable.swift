@@ -47,7 +47,7 @@ extension Response {
     guard !data.isEmpty else {
       throw NetworkError(
         code: .emptyResponse,
-        message: "the body is empty where \(T.self) was expected (status \(statusCode))",
+        message: "the body is empty where \(T.self) was expected (status \(statusCode))\(validateHint)",
         response: self
       )
     }
@@ -56,14 +56,14 @@ extension Response {
     } catch let error as DecodingError {
       throw NetworkError(
         code: .decodingFailed,
-        message: "could not decode \(T.self) from the body: \(Self.describe(error))",
+        message: "could not decode \(T.self) from the body: \(Self.describe(error))\(failureContext)",
         response: self,
         underlyingError: error
       )
     } catch {
       throw NetworkError(
         code: .decodingFailed,
-        message: "could not decode \(T.self) from the body: \(error)",
+        message: "could not decode \(T.self) from the body: \(error)\(failureContext)",
         response: self,
         underlyingError: error
       )

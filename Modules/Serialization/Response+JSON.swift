@@ -57,7 +57,7 @@ extension Response {
     guard !data.isEmpty else {
       throw NetworkError(
         code: .emptyResponse,
-        message: "the body is empty where JSON was expected (status \(statusCode))",
+        message: "the body is empty where JSON was expected (status \(statusCode))\(validateHint)",
         response: self
       )
     }
@@ -66,7 +66,7 @@ extension Response {
     } catch {
       throw NetworkError(
         code: .jsonSerializationFailed,
-        message: "the body is not valid JSON: \(error)",
+        message: "the body is not valid JSON: \(error)\(failureContext)",
         response: self,
         underlyingError: error
       )
@@ -76,7 +76,7 @@ extension Response {
   private func shapeError(expected: String, found value: any Sendable) -> NetworkError {
     NetworkError(
       code: .unexpectedJSONShape,
-      message: "expected the JSON body to be \(expected), but it is \(Self.jsonKind(of: value))",
+      message: "expected the JSON body to be \(expected), but it is \(Self.jsonKind(of: value))\(failureContext)",
       response: self
     )
   }

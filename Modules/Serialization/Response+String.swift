@@ -34,7 +34,7 @@ extension Response {
     do {
       return try TextDecoding.decode(data, as: chosen)
     } catch {
-      throw NetworkError(code: .stringDecodingFailed, message: error.reason, response: self)
+      throw NetworkError(code: .stringDecodingFailed, message: error.reason + failureContext, response: self)
     }
   }
 

@@ -1,3 +1,5 @@
+import MalibuCore
+
 /// Why an offline-store or HTTP-cache operation failed.
 ///
 /// ```swift
@@ -56,10 +58,11 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     self.underlyingError = underlyingError
   }
 
-  /// `StorageError.<code>: <message>`, followed by the cause when present.
+  /// `StorageError.<code>: <message>`, followed by the cause when present. The cause's text appears once: what the
+  /// message already quotes of it is left out of the `(cause: …)` part.
   public var description: String {
-    var text = "StorageError.\(code): \(message)"
-    if let underlyingError { text += " (cause: \(underlyingError))" }
-    return text
+    "StorageError.\(code): \(message)" + CauseText.suffix(for: underlyingError, after: message)
   }
 }
+
+extension StorageError: MessageCarrying {}

@@ -432,6 +432,6 @@ package final class BodyChannel: Sendable {
   }
 
   private static func tooLarge(_ limit: Int) -> TransportError {
-    TransportError(code: .bodyTooLarge, message: "the response body is larger than the limit of \(limit) bytes")
+    .bodyTooLarge(limit: limit)
   }
 }

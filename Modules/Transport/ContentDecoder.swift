@@ -146,19 +146,18 @@ package final class ContentDecoder {
       return TransportError(
         code: .bodyTooLarge,
         message: "the body decodes to more than \(maximumRatio ?? 0) times its encoded size (\(decoded) bytes from "
-          + "\(encoded)): refused as a decompression bomb"
+          + "\(encoded)): refused as a decompression bomb; to accept it, raise "
+          + "`TransferOptions.decompression`'s ratio (`.enabled(limit:maximumRatio:)`, `nil` for no check)"
       )
     }
     if let error = error as? GzipError, error.code == .limitExceeded {
-      return TransportError(
-        code: .bodyTooLarge,
-        message: "the decoded body is larger than the decompression limit of \(limit ?? 0) bytes",
-        underlyingError: error
-      )
+      var tooLarge = TransportError.decodedBodyTooLarge(limit: limit ?? 0)
+      tooLarge.underlyingError = error
+      return tooLarge
     }
     return TransportError(
       code: .decodingFailed,
-      message: "the response body could not be decoded: \(error)",
+      message: "the response body could not be decoded: \((error as? GzipError)?.message ?? "\(error)")",
       underlyingError: error
     )
   }

@@ -1,3 +1,6 @@
+import MalibuCore
+import MalibuGzip
+
 /// Why a transfer failed, as reported by every transport alike.
 ///
 /// ```swift
@@ -77,14 +80,44 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
   /// Whether a timeout of any kind ended the transfer.
   public var isTimeout: Bool { code == .connectTimeout || code == .idleTimeout || code == .totalTimeout }
 
-  /// `TransportError.<code>: <message>`, followed by the cause when present.
+  /// `TransportError.<code>: <message>`, followed by the cause when present. The cause's text appears once: what
+  /// the message already quotes of it is left out of the `(cause: …)` part.
   public var description: String {
-    var text = "TransportError.\(code): \(message)"
-    if let underlyingError { text += " (cause: \(underlyingError))" }
-    return text
+    "TransportError.\(code): \(message)" + CauseText.suffix(for: underlyingError, after: message)
+  }
+
+  /// A collected body past the caller's limit, naming the settings that raise it.
+  /// - Parameters:
+  ///   - limit: The limit that applied (the `upTo:` argument).
+  ///   - size: The body's size, when known.
+  ///   - announced: Whether `size` comes from the `Content-Length` field rather than the bytes received.
+  /// - Returns: A ``Code/bodyTooLarge`` error.
+  package static func bodyTooLarge(limit: Int, size: Int? = nil, announced: Bool = false) -> TransportError {
+    let source = announced ? ", by its Content-Length" : ""
+    let body = size.map { "the response body (\($0) bytes\(source))" } ?? "the response body"
+    return TransportError(
+      code: .bodyTooLarge,
+      message: "\(body) is larger than the limit of \(limit) bytes: raise `Networking.maximumResponseSize`, or the "
+        + "`upTo:` argument when calling a transport's `data(for:body:options:upTo:)` directly"
+    )
+  }
+
+  /// A decoded (decompressed) body past ``Decompression/limit``, naming the setting that raises it.
+  /// - Parameter limit: The decompression limit that applied.
+  /// - Returns: A ``Code/bodyTooLarge`` error.
+  package static func decodedBodyTooLarge(limit: Int) -> TransportError {
+    TransportError(
+      code: .bodyTooLarge,
+      message: "the decoded body is larger than the decompression limit of \(limit) bytes: raise "
+        + "`TransferOptions.decompression` (`.enabled(limit:)`; on a networking, `transferOptions.decompression`)"
+    )
   }
 
   static func cancelled() -> TransportError {
     TransportError(code: .cancelled, message: "the transfer was cancelled")
   }
 }
+
+extension TransportError: MessageCarrying {}
+
+extension GzipError: MessageCarrying {}

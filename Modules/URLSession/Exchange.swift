@@ -242,10 +242,7 @@ final class Exchange: Sendable {
       // libcurl may still be inflating the rest of the body into reads queued for this delegate queue: they must
       // be dropped as they come, not wait behind `cancel()`.
       fail(
-        TransportError(
-          code: .bodyTooLarge,
-          message: "the decoded body is larger than the decompression limit of \(limit) bytes"
-        ),
+        .decodedBodyTooLarge(limit: limit),
         cancellingLater: true
       )
       return nil

@@ -8,6 +8,7 @@ import Testing
 struct RequestTests {
   enum Bare: RequestConvertible {
     case ping
+    static let baseUrl: (any URLStringConvertible)? = nil
     var request: Request { .get("http://127.0.0.1/ping") }
   }
 

@@ -5,6 +5,7 @@ import Testing
 
 /// An endpoint at an absolute URL, past the cache.
 private struct Absolute: RequestConvertible {
+  static let baseUrl: (any URLStringConvertible)? = nil
   let url: String
 
   var request: Request {

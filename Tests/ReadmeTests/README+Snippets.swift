@@ -31,8 +31,8 @@ func readmeHello() async throws {
   _ = (request, greeting)
 }
 
-// README.md:85, "Describe the endpoints".
-#sourceLocation(file:"README.md",line:88)
+// README.md:87, "Describe the endpoints".
+#sourceLocation(file:"README.md",line:90)
 enum SharkywatersEndpoint: RequestConvertible {
   case fetchBoards
   case showBoard(id: Int)
@@ -78,9 +78,9 @@ struct Board: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:138, "Describe the endpoints".
+/// README.md:140, "Describe the endpoints".
 func readmeDescribeTheEndpoints() async throws {
-  #sourceLocation(file:"README.md",line:139)
+  #sourceLocation(file:"README.md",line:141)
   let request = Request(
     method: .get,
     resource: "boards",
@@ -97,9 +97,9 @@ func readmeDescribeTheEndpoints() async throws {
   _ = (request, signed, url)
 }
 
-/// README.md:157, "Networking".
+/// README.md:166, "Networking".
 func readmeNetworking() async throws {
-  #sourceLocation(file:"README.md",line:158)
+  #sourceLocation(file:"README.md",line:167)
   let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
@@ -109,9 +109,9 @@ func readmeNetworking() async throws {
   _ = (networking, serial, pooled, system, tested)
 }
 
-/// README.md:172, "Networking".
+/// README.md:181, "Networking".
 func readmeNetworking2() async throws {
-  #sourceLocation(file:"README.md",line:173)
+  #sourceLocation(file:"README.md",line:182)
   networking.headers = ["X-Client": "sharkywaters"]
   networking.beforeEach = { request in
     request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
@@ -127,9 +127,9 @@ func readmeNetworking2() async throws {
   #sourceLocation()
 }
 
-/// README.md:196, "Making requests".
+/// README.md:205, "Making requests".
 func readmeMakingRequests() async throws {
-  #sourceLocation(file:"README.md",line:197)
+  #sourceLocation(file:"README.md",line:206)
   networking.request(.fetchBoards)
     .validate()
     .decode(using: [Board].self)
@@ -148,9 +148,9 @@ func readmeMakingRequests() async throws {
   _ = (boards, titles, both)
 }
 
-/// README.md:215, "Making requests".
+/// README.md:224, "Making requests".
 func readmeMakingRequests2() async throws {
-  #sourceLocation(file:"README.md",line:216)
+  #sourceLocation(file:"README.md",line:225)
   let promise = networking.request(.showBoard(id: 1))
   promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
   promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
@@ -169,9 +169,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:242, "Errors".
+/// README.md:256, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:243)
+  #sourceLocation(file:"README.md",line:257)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -189,9 +189,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:267, "Authentication".
+/// README.md:281, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:268)
+  #sourceLocation(file:"README.md",line:282)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -199,18 +199,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:278, "Authentication".
+/// README.md:292, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:279)
+  #sourceLocation(file:"README.md",line:293)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:291, "Logging".
+/// README.md:305, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:292)
+  #sourceLocation(file:"README.md",line:306)
   struct PrintRequestLogger: RequestLogging {
     func log(request: LoggedRequest, level: LogLevel) {
       print("->", request.summary)
@@ -224,9 +224,9 @@ func readmeLogging() async throws {
   #sourceLocation()
 }
 
-/// README.md:309, "Mocking".
+/// README.md:323, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:310)
+  #sourceLocation(file:"README.md",line:324)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -247,9 +247,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:333, "Mocking".
+/// README.md:347, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:336)
+  #sourceLocation(file:"README.md",line:350)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -263,9 +263,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:358, "Offline storage and replay".
+/// README.md:372, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:359)
+  #sourceLocation(file:"README.md",line:373)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -279,9 +279,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:384, "HTTP cache".
+/// README.md:398, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:385)
+  #sourceLocation(file:"README.md",line:399)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -291,9 +291,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:394, "Cancellation".
+/// README.md:408, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:395)
+  #sourceLocation(file:"README.md",line:409)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -307,9 +307,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:414, "The Malibu namespace".
+/// README.md:428, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:415)
+  #sourceLocation(file:"README.md",line:429)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -327,9 +327,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:436, "Gzip".
+/// README.md:450, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:437)
+  #sourceLocation(file:"README.md",line:451)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -341,9 +341,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:448, "Transfer options".
+/// README.md:462, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:449)
+  #sourceLocation(file:"README.md",line:463)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -357,9 +357,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:472, "Using single modules".
+/// README.md:486, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:483)
+  #sourceLocation(file:"README.md",line:497)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -384,9 +384,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:559, "Transports".
+/// README.md:573, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:560)
+  #sourceLocation(file:"README.md",line:574)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

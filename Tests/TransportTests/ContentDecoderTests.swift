@@ -185,6 +185,12 @@ struct ContentDecoderTests {
     let refusal = try #require(error)
     #expect(refusal.code == .bodyTooLarge)
     #expect(refusal.message.contains("1000 times its encoded size"))
+    #expect(
+      refusal.message.hasSuffix(
+        "refused as a decompression bomb; to accept it, raise `TransferOptions.decompression`'s ratio "
+          + "(`.enabled(limit:maximumRatio:)`, `nil` for no check)"
+      )
+    )
     #expect(decoded >= Decompression.ratioThreshold)
     #expect(decoded < 24 << 20)
     // Without a ratio the same bomb decodes whole.

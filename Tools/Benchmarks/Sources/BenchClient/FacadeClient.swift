@@ -5,6 +5,7 @@ import Malibu
 /// An endpoint with an absolute URL. The cache is bypassed: nginx's `Last-Modified` would otherwise turn every
 /// repeat into a revalidation (`304`, body from the facade's cache), which is not the exchange being compared.
 struct BenchEndpoint: RequestConvertible {
+  static let baseUrl: (any URLStringConvertible)? = nil
   let url: String
 
   var request: Request {
