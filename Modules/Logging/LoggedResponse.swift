@@ -1,4 +1,5 @@
 public import HTTPTypes
+public import Logging
 
 /// A response as the loggers see it: secrets already redacted.
 public struct LoggedResponse: Sendable, Hashable {
@@ -40,6 +41,18 @@ public struct LoggedResponse: Sendable, Hashable {
     var timing = LogFormat.milliseconds(duration)
     if let length { timing += ", \(LogFormat.bytes(UInt64(max(length, 0))))" }
     return "\(status.code)\(reason) \(request.summary) (\(timing))"
+  }
+
+  /// The response as swift-log metadata: the request's method and URL, ``LogMetadataKey/status``,
+  /// ``LogMetadataKey/durationMilliseconds``, ``LogMetadataKey/responseBodySize`` when announced, and at
+  /// ``LogLevel/verbose`` the header fields (``LogMetadataKey/responseHeaders``). Every value is redacted already.
+  public var metadata: Logger.Metadata {
+    var metadata = request.summaryMetadata
+    metadata[LogMetadataKey.status] = .stringConvertible(status.code)
+    metadata[LogMetadataKey.durationMilliseconds] = .stringConvertible(LogFormat.milliseconds(of: duration))
+    if let length { metadata[LogMetadataKey.responseBodySize] = .stringConvertible(max(length, 0)) }
+    if !headerFields.isEmpty { metadata[LogMetadataKey.responseHeaders] = LogFormat.metadata(of: headerFields) }
+    return metadata
   }
 
   /// The verbose lines under the response line: one per header field, indented by four spaces.
