@@ -196,25 +196,34 @@ func readmeAuthentication2() async throws {
   #sourceLocation()
 }
 
-/// README.md:254, "Logging".
+/// README.md:255, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:255)
-  struct PrintRequestLogger: RequestLogging {
-    func log(request: LoggedRequest, level: LogLevel) {
-      print("->", request.summary)
-    }
-  }
+  #sourceLocation(file:"README.md",line:256)
+  var logger = Logger(label: "com.example.surf")  // the application's logger
+  logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
+  let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
+  surf.logger.level = .verbose  // and header fields, body size, type and preview (secrets redacted)
 
-  Malibu.logger.level = .info  // every networking, unless it has a logger of its own
+  var requestLogger = logger  // one request's logger wins over the networking's, for that request
+  requestLogger[metadataKey: "request-id"] = "4711"
+  let boards = try await networking.request(.fetchBoards, logger: requestLogger).validate().toJsonArray().value
+  #sourceLocation()
+  _ = (logger, surf, requestLogger, boards)
+}
+
+/// README.md:281, "Logging".
+func readmeLogging2() async throws {
+  #sourceLocation(file:"README.md",line:282)
+  Malibu.logger.level = .error  // networkings without a Logger of their own
+  Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
-  Malibu.logger.requestLogger = PrintRequestLogger()  // also errorLogger (ErrorLogging), responseLogger
-  networking.logger = NetworkLogger(level: .verbose)  // this networking only
+  Malibu.logger.redactedParameterKeys.insert("pin")
   #sourceLocation()
 }
 
-/// README.md:272, "Mocking".
+/// README.md:293, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:273)
+  #sourceLocation(file:"README.md",line:294)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -235,9 +244,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:296, "Mocking".
+/// README.md:317, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:299)
+  #sourceLocation(file:"README.md",line:320)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -251,9 +260,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:321, "Offline storage and replay".
+/// README.md:342, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:322)
+  #sourceLocation(file:"README.md",line:343)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -267,9 +276,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:347, "HTTP cache".
+/// README.md:368, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:348)
+  #sourceLocation(file:"README.md",line:369)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -279,9 +288,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:357, "Cancellation".
+/// README.md:378, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:358)
+  #sourceLocation(file:"README.md",line:379)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -295,9 +304,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:377, "The Malibu namespace".
+/// README.md:398, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:378)
+  #sourceLocation(file:"README.md",line:399)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -315,9 +324,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:399, "Gzip".
+/// README.md:420, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:400)
+  #sourceLocation(file:"README.md",line:421)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -329,9 +338,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:411, "Transfer options".
+/// README.md:432, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:412)
+  #sourceLocation(file:"README.md",line:433)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -345,9 +354,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:435, "Using single modules".
+/// README.md:456, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:446)
+  #sourceLocation(file:"README.md",line:467)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -372,9 +381,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:522, "Transports".
+/// README.md:543, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:523)
+  #sourceLocation(file:"README.md",line:544)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
