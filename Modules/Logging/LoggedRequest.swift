@@ -70,7 +70,7 @@ public struct LoggedRequest: Sendable, Hashable {
     return text
   }
 
-  /// The verbose lines under the request line, each indented by four spaces: one per header field, then the
+  /// Detail lines for a text logger of your own, each indented by four spaces: one per header field, then the
   /// body summary and the body preview.
   public var detailLines: [String] {
     var lines = headerFields.map { "    \($0.name.rawName): \($0.value)" }

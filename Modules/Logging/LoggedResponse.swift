@@ -55,7 +55,7 @@ public struct LoggedResponse: Sendable, Hashable {
     return metadata
   }
 
-  /// The verbose lines under the response line: one per header field, indented by four spaces.
+  /// Detail lines for a text logger of your own: one per header field, indented by four spaces.
   public var detailLines: [String] {
     headerFields.map { "    \($0.name.rawName): \($0.value)" }
   }
