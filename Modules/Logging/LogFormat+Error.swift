@@ -24,6 +24,9 @@ extension LogFormat {
       }
     } else if let error = error as? TransportError {
       metadata[LogMetadataKey.errorCode] = .string(error.code.description)
+    } else if let code = Mirror(reflecting: error).children.first(where: { $0.label == "code" })?.value {
+      // Malibu's other errors (`StorageError`, ...) are structs with a `code` too, in modules this one cannot see.
+      metadata[LogMetadataKey.errorCode] = .string("\(code)")
     }
     let description = "\(error)"
     metadata[LogMetadataKey.errorMessage] = .string(singleLine(request?.redacting(description) ?? description))

@@ -30,7 +30,8 @@ public enum LogMetadataKey {
   public static let responseHeaders = "http.response.headers"
   /// The error's type, `NetworkError` or `TransportError`.
   public static let errorType = "error.type"
-  /// The error's code, `connectionRefused` (for `NetworkError`, `TransportError` and `StorageError`-like errors).
+  /// The error's code, `connectionRefused`, for errors that have one (`NetworkError`, `TransportError`,
+  /// `StorageError`, ...).
   public static let errorCode = "error.code"
   /// The code of the error's underlying `TransportError`, when a `NetworkError` wraps one.
   public static let underlyingErrorCode = "error.underlying_code"

@@ -99,6 +99,22 @@ struct NetworkLoggerTests {
     #expect(record[LogMetadataKey.underlyingErrorCode] == "connectionRefused")
   }
 
+  /// Any error struct with a `code` (Malibu's `StorageError`, say, from a module this one does not import) has it
+  /// logged; an error without one has none.
+  @Test func theCodeOfAnyErrorWithOneIsLogged() {
+    struct CodedError: Error {
+      struct Code: CustomStringConvertible { var description: String { "ioFailed" } }
+      let code = Code()
+    }
+    struct PlainError: Error {}
+    let capture = LogCapture()
+    let logger = NetworkLogger(level: .error, logger: capture.makeLogger())
+    logger.log(error: CodedError())
+    logger.log(error: PlainError())
+    #expect(capture.all.map { $0[LogMetadataKey.errorCode] } == ["ioFailed", nil])
+    #expect(capture.all.map { $0[LogMetadataKey.errorType] } == ["CodedError", "PlainError"])
+  }
+
   @Test func directRequestAndResponseLogging() {
     let capture = LogCapture()
     let logger = NetworkLogger(level: .verbose, logger: capture.makeLogger())
