@@ -10,6 +10,7 @@ public struct Response: Sendable {
     var headers: HTTPFields
     var request: HTTPRequest
     var url: URL?
+    var failureLogger: (any ResponseFailureLogging)?
   }
 
   /// The fields, kept behind one reference: a response is handed along promise chains and copied at every step,
@@ -67,6 +68,24 @@ public struct Response: Sendable {
     box = Box(Fields(data: data, status: status, headers: headers, request: request, url: url))
   }
 
+  /// Creates a response whose failed checks and conversions are logged by `failureLogger` (the networking's logger).
+  @_spi(Malibu) public init(
+    data: Data,
+    status: HTTPResponse.Status,
+    headers: HTTPFields,
+    request: HTTPRequest,
+    url: URL?,
+    failureLogger: (any ResponseFailureLogging)?
+  ) {
+    box = Box(
+      Fields(data: data, status: status, headers: headers, request: request, url: url, failureLogger: failureLogger)
+    )
+  }
+
+  /// Where a failed `validate()`, `toString()` or `decode(using:)` of this response is logged: the logger of the
+  /// networking that received it; `nil` for a response made by hand.
+  @_spi(Malibu) public var failureLogger: (any ResponseFailureLogging)? { box.fields.failureLogger }
+
   /// The numeric status code, such as `200`.
   public var statusCode: Int { status.code }
 
@@ -74,4 +93,13 @@ public struct Response: Sendable {
   public var httpResponse: HTTPResponse {
     HTTPResponse(status: status, headerFields: headers)
   }
+}
+
+/// Logs the failed checks and conversions of a response's promise (the facade's `NetworkLogger`).
+@_spi(Malibu) public protocol ResponseFailureLogging: AnyObject, Sendable {
+  /// Logs one failure.
+  /// - Parameters:
+  ///   - error: The error of the check or conversion.
+  ///   - request: The request the response answers.
+  func logFailure(_ error: any Error, request: HTTPRequest)
 }

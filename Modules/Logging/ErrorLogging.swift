@@ -22,9 +22,12 @@ public protocol ErrorLogging: Sendable {
   func log(error: any Error, request: LoggedRequest?, duration: Duration?, level: LogLevel)
 }
 
-/// The default ``ErrorLogging``: one swift-log record at `.error`
-/// (`<-- failed GET https://example.com/boards (12 ms): TransportError.connectionRefused: ...`), or at `.info`
-/// for a cancellation (`<-- cancelled GET https://example.com/boards (3 ms)`).
+/// The default ``ErrorLogging``: one single-line swift-log record at `.debug`, `request failed`, with the
+/// request's method and URL, the duration and the error's type, code and scrubbed description as metadata
+/// (``LogMetadataKey``); a cancellation is written at `.trace` as `request cancelled`, without the description.
+///
+/// Debug, not error: the error also reaches the caller, whose code decides whether it is one (swift-log's guidance
+/// for libraries).
 public struct ErrorLogger: ErrorLogging {
   /// Where the records go.
   public let logger: Logger
@@ -43,8 +46,14 @@ public struct ErrorLogger: ErrorLogging {
   ///   - level: The logger's level.
   public func log(error: any Error, request: LoggedRequest?, duration: Duration?, level: LogLevel) {
     guard level != .none else { return }
-    let cancelled = LogFormat.isCancellation(error)
-    let message = LogFormat.errorLine(error, request: request, duration: duration, cancelled: cancelled)
-    logger.log(level: cancelled ? .info : .error, "\(message)")
+    if LogFormat.isCancellation(error) {
+      var metadata = request?.summaryMetadata ?? [:]
+      if let duration {
+        metadata[LogMetadataKey.durationMilliseconds] = .stringConvertible(LogFormat.milliseconds(of: duration))
+      }
+      logger.trace("request cancelled", metadata: metadata)
+    } else {
+      logger.debug("request failed", metadata: LogFormat.errorMetadata(error, request: request, duration: duration))
+    }
   }
 }

@@ -1,11 +1,19 @@
-/// How much Malibu writes about its requests.
+/// How much Malibu writes about its requests: the seed's switch, kept on top of swift-log.
 ///
-/// | Level | Errors | One line per request and response | Headers, body summaries |
-/// |-------|--------|-----------------------------------|-------------------------|
-/// | ``none`` | – | – | – |
-/// | ``error`` | ✓ | – | – |
-/// | ``info`` | ✓ | ✓ | – |
-/// | ``verbose`` | ✓ | ✓ | ✓ |
+/// Each record is one line at swift-log `.debug` or `.trace` with its details in metadata (``LogMetadataKey``).
+/// The level decides which records are written at all; the `Logger`'s own `logLevel` filters what is left (a
+/// handler at `.info`, swift-log's default, shows none of them).
+///
+/// | Level | Records written | swift-log level | Metadata |
+/// |-------|-----------------|-----------------|----------|
+/// | ``none`` | nothing | – | – |
+/// | ``error`` | `request failed` | `.debug` | method, URL, duration, error type, code and scrubbed message |
+/// | | `request cancelled` | `.trace` | method, URL, duration |
+/// | ``info`` | the above, plus `request sent` | `.trace` | method, URL |
+/// | | `response received` | `.debug` | method, URL, status, duration, announced size |
+/// | ``verbose`` | the same records, with more metadata | same | + header fields, request body size, type and preview |
+///
+/// Every value is redacted before it is written (``Redactor``).
 ///
 /// ```swift
 /// Malibu.logger.level = .verbose
@@ -13,7 +21,7 @@
 public enum LogLevel: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
   /// Logging is disabled: nothing is written.
   case none = 0
-  /// Only errors that occur while a request runs.
+  /// Only errors that occur while a request runs, and failed checks and conversions of its response.
   case error = 1
   /// Errors, plus the method and URL of each request and the status, duration and size of each response.
   case info = 2

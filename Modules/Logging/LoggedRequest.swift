@@ -1,5 +1,6 @@
 import Foundation
 public import HTTPTypes
+public import Logging
 
 /// A request as the loggers see it: secrets already redacted.
 ///
@@ -35,6 +36,27 @@ public struct LoggedRequest: Sendable, Hashable {
   /// `GET https://example.com/boards?type=1`.
   public var summary: String { "\(method.rawValue) \(url)" }
 
+  /// The request as swift-log metadata: ``LogMetadataKey/method`` and ``LogMetadataKey/url``, and at
+  /// ``LogLevel/verbose`` the header fields (``LogMetadataKey/requestHeaders``) and the body's size, content type
+  /// and one-line preview. Every value is redacted already.
+  public var metadata: Logger.Metadata {
+    var metadata = summaryMetadata
+    if !headerFields.isEmpty { metadata[LogMetadataKey.requestHeaders] = LogFormat.metadata(of: headerFields) }
+    if let body {
+      if let length = body.length { metadata[LogMetadataKey.requestBodySize] = .stringConvertible(length) }
+      if let contentType = body.contentType { metadata[LogMetadataKey.requestContentType] = .string(contentType) }
+      if let preview = body.preview {
+        metadata[LogMetadataKey.requestBodyPreview] = .string(LogFormat.singleLine(preview))
+      }
+    }
+    return metadata
+  }
+
+  /// The method and the URL.
+  var summaryMetadata: Logger.Metadata {
+    [LogMetadataKey.method: .string(method.rawValue), LogMetadataKey.url: .string(url)]
+  }
+
   /// A text with every secret value of this request replaced by ``Redactor/placeholder``: an error's description
   /// can quote the URL or a header (a transport's message, a `URLError`'s failing URL). Values shorter than four
   /// characters are left alone.
@@ -48,7 +70,7 @@ public struct LoggedRequest: Sendable, Hashable {
     return text
   }
 
-  /// The verbose lines under the request line, each indented by four spaces: one per header field, then the
+  /// Detail lines for a text logger of your own, each indented by four spaces: one per header field, then the
   /// body summary and the body preview.
   public var detailLines: [String] {
     var lines = headerFields.map { "    \($0.name.rawName): \($0.value)" }

@@ -1,4 +1,5 @@
 public import HTTPTypes
+public import Logging
 
 /// A response as the loggers see it: secrets already redacted.
 public struct LoggedResponse: Sendable, Hashable {
@@ -42,7 +43,19 @@ public struct LoggedResponse: Sendable, Hashable {
     return "\(status.code)\(reason) \(request.summary) (\(timing))"
   }
 
-  /// The verbose lines under the response line: one per header field, indented by four spaces.
+  /// The response as swift-log metadata: the request's method and URL, ``LogMetadataKey/status``,
+  /// ``LogMetadataKey/durationMilliseconds``, ``LogMetadataKey/responseBodySize`` when announced, and at
+  /// ``LogLevel/verbose`` the header fields (``LogMetadataKey/responseHeaders``). Every value is redacted already.
+  public var metadata: Logger.Metadata {
+    var metadata = request.summaryMetadata
+    metadata[LogMetadataKey.status] = .stringConvertible(status.code)
+    metadata[LogMetadataKey.durationMilliseconds] = .stringConvertible(LogFormat.milliseconds(of: duration))
+    if let length { metadata[LogMetadataKey.responseBodySize] = .stringConvertible(max(length, 0)) }
+    if !headerFields.isEmpty { metadata[LogMetadataKey.responseHeaders] = LogFormat.metadata(of: headerFields) }
+    return metadata
+  }
+
+  /// Detail lines for a text logger of your own: one per header field, indented by four spaces.
   public var detailLines: [String] {
     headerFields.map { "    \($0.name.rawName): \($0.value)" }
   }

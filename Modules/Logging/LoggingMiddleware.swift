@@ -10,10 +10,11 @@ public import MalibuTransport
 /// innermost (after retry or auth middleware) to log every attempt.
 ///
 /// ```swift
-/// Malibu.logger.level = .info
-/// let transport = CurlTransport().with(middleware: [LoggingMiddleware()])
-/// // --> GET https://example.com/boards?token=<redacted>
-/// // <-- 200 OK GET https://example.com/boards?token=<redacted> (12 ms, 42 bytes)
+/// let logger = NetworkLogger(level: .info, logger: appLogger)
+/// let transport = CurlTransport().with(middleware: [LoggingMiddleware(logger: logger)])
+/// // trace: request sent http.request.method=GET url.full=https://example.com/boards?token=<redacted>
+/// // debug: response received http.request.method=GET url.full=https://example.com/boards?token=<redacted>
+/// //        http.response.status_code=200 http.duration_ms=12.0 http.response.body.size=42
 /// ```
 public struct LoggingMiddleware: Middleware {
   /// Where the settings and loggers come from.

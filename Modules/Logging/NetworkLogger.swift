@@ -1,22 +1,27 @@
 public import HTTPTypes
 public import Logging
-@_spi(Malibu) import MalibuCore
+@_spi(Malibu) public import MalibuCore
 public import MalibuTransport
 
-/// The logging settings of Malibu: the level, the three replaceable loggers and what is redacted.
+/// The logging settings of Malibu: the level, the swift-log `Logger` records go to, the three replaceable loggers and
+/// what is redacted.
 ///
-/// The facade exposes ``shared`` as `Malibu.logger`. Every setting can be changed at any time from any thread;
-/// a request reads them once when it starts.
+/// Records are single-line swift-log records at `.debug` (responses, failures) and `.trace` (requests sent,
+/// cancellations), their details in metadata (``LogMetadataKey``); the ``level`` decides which are written at all
+/// (see ``LogLevel``), the `Logger`'s own `logLevel` filters further. The facade exposes ``shared`` as
+/// `Malibu.logger`; a networking given the application's `Logger` gets a logger of its own. Every setting can be
+/// changed at any time from any thread; a request reads them once when it starts.
 ///
 /// ```swift
 /// Malibu.logger.level = .verbose
+/// Malibu.logger.logger = appLogger               // the application's swift-log Logger
 /// Malibu.logger.redactedParameterKeys.insert("pin")
-/// Malibu.logger.errorLogger = CrashReporterLogger()
 /// let transport = CurlTransport().with(middleware: [LoggingMiddleware(logger: Malibu.logger)])
 /// ```
 public final class NetworkLogger: Sendable {
   struct Settings: Sendable {
     var level: LogLevel
+    var destination: Logger
     var errorLogger: any ErrorLogging
     var requestLogger: any RequestLogging
     var responseLogger: any ResponseLogging
@@ -38,6 +43,7 @@ public final class NetworkLogger: Sendable {
     settings = Locked(
       Settings(
         level: level,
+        destination: logger,
         errorLogger: ErrorLogger(logger: logger),
         requestLogger: RequestLogger(logger: logger),
         responseLogger: ResponseLogger(logger: logger),
@@ -50,6 +56,33 @@ public final class NetworkLogger: Sendable {
   public var level: LogLevel {
     get { settings.withLock { $0.level } }
     set { settings.withLock { $0.level = newValue } }
+  }
+
+  /// The swift-log `Logger` the default ``ErrorLogger``, ``RequestLogger`` and ``ResponseLogger`` write to: pass
+  /// the application's, so that Malibu's records carry its label, handler and metadata.
+  ///
+  /// Setting it points those three defaults at the new `Logger`; a logger of your own (``errorLogger``, ...) is
+  /// left as it is.
+  public var logger: Logger {
+    get { settings.withLock { $0.destination } }
+    set { settings.withLock { $0.retarget(to: newValue) } }
+  }
+
+  /// A new logger with this one's level, redaction and custom loggers, whose default loggers write to `logger`.
+  ///
+  /// ```swift
+  /// let perRequest = Malibu.logger.writing(to: requestLogger)
+  /// ```
+  /// - Parameter logger: The swift-log `Logger` to write to.
+  /// - Returns: The new logger; changing it leaves this one alone.
+  public func writing(to logger: Logger) -> NetworkLogger {
+    var settings = snapshot()
+    settings.retarget(to: logger)
+    return NetworkLogger(settings: settings)
+  }
+
+  private init(settings: Settings) {
+    self.settings = Locked(settings)
   }
 
   /// Writes errors; an ``ErrorLogger`` by default.
@@ -89,7 +122,7 @@ public final class NetworkLogger: Sendable {
     set { settings.withLock { $0.redactor.parameterKeys = newValue } }
   }
 
-  /// Logs a request as it is sent (``LogLevel/info`` and above), for callers that do not use
+  /// Logs a request as it is sent (``LogLevel/info`` and above, at swift-log `.trace`), for callers that do not use
   /// ``LoggingMiddleware``.
   /// - Parameters:
   ///   - request: The request head.
@@ -100,7 +133,7 @@ public final class NetworkLogger: Sendable {
     settings.requestLogger.log(request: settings.record(of: request, body: body), level: settings.level)
   }
 
-  /// Logs a response as it arrives (``LogLevel/info`` and above), for callers that do not use
+  /// Logs a response as it arrives (``LogLevel/info`` and above, at swift-log `.debug`), for callers that do not use
   /// ``LoggingMiddleware``.
   /// - Parameters:
   ///   - response: The response head.
@@ -117,8 +150,17 @@ public final class NetworkLogger: Sendable {
     )
   }
 
+  /// Logs a failed check or conversion of a response (`validate()`, `toString()`, `decode(using:)`): a
+  /// networking's responses report to that networking's logger, not to ``shared``.
+  /// - Parameters:
+  ///   - error: The error.
+  ///   - request: The request the response answers.
+  @_spi(Malibu) public func logFailure(_ error: any Error, request: HTTPRequest) {
+    log(error: error, request: request)
+  }
+
   /// Logs an error that happened outside the transport — a validation or serialization failure, a request that
-  /// could not be built (``LogLevel/error`` and above).
+  /// could not be built (``LogLevel/error`` and above, at swift-log `.debug`).
   ///
   /// ```swift
   /// catch {
@@ -141,3 +183,15 @@ public final class NetworkLogger: Sendable {
     settings.withLock { $0 }
   }
 }
+
+extension NetworkLogger.Settings {
+  /// Points the default loggers at `logger`; loggers of other types are the caller's and stay.
+  mutating func retarget(to logger: Logger) {
+    destination = logger
+    if errorLogger is ErrorLogger { errorLogger = ErrorLogger(logger: logger) }
+    if requestLogger is RequestLogger { requestLogger = RequestLogger(logger: logger) }
+    if responseLogger is ResponseLogger { responseLogger = ResponseLogger(logger: logger) }
+  }
+}
+
+@_spi(Malibu) extension NetworkLogger: ResponseFailureLogging {}

@@ -19,8 +19,9 @@ public protocol RequestLogging: Sendable {
   func log(request: LoggedRequest, level: LogLevel)
 }
 
-/// The default ``RequestLogging``: one swift-log record at `.info`, `--> GET https://example.com/boards?type=1`,
-/// followed at verbose by one indented line per header field and the body summary, in the same record.
+/// The default ``RequestLogging``: one single-line swift-log record at `.trace`, `request sent`, with the method and
+/// the redacted URL as metadata, and at verbose the redacted header fields and the body's size, type and preview
+/// (``LoggedRequest/metadata``).
 public struct RequestLogger: RequestLogging {
   /// Where the records go.
   public let logger: Logger
@@ -37,8 +38,6 @@ public struct RequestLogger: RequestLogging {
   ///   - level: The logger's level.
   public func log(request: LoggedRequest, level: LogLevel) {
     guard level >= .info else { return }
-    var lines = ["--> \(request.summary)"]
-    if level >= .verbose { lines += request.detailLines }
-    logger.info("\(lines.joined(separator: "\n"))")
+    logger.trace("request sent", metadata: request.metadata)
   }
 }

@@ -19,9 +19,9 @@ public protocol ResponseLogging: Sendable {
   func log(response: LoggedResponse, level: LogLevel)
 }
 
-/// The default ``ResponseLogging``: one swift-log record at `.info`,
-/// `<-- 200 OK GET https://example.com/boards (12 ms, 42 bytes)`, followed at verbose by one indented line per
-/// header field, in the same record.
+/// The default ``ResponseLogging``: one single-line swift-log record at `.debug`, `response received`, with the
+/// method, redacted URL, status, duration and announced size as metadata, and at verbose the redacted header fields
+/// (``LoggedResponse/metadata``).
 public struct ResponseLogger: ResponseLogging {
   /// Where the records go.
   public let logger: Logger
@@ -38,8 +38,6 @@ public struct ResponseLogger: ResponseLogging {
   ///   - level: The logger's level.
   public func log(response: LoggedResponse, level: LogLevel) {
     guard level >= .info else { return }
-    var lines = ["<-- \(response.summary)"]
-    if level >= .verbose { lines += response.detailLines }
-    logger.info("\(lines.joined(separator: "\n"))")
+    logger.debug("response received", metadata: response.metadata)
   }
 }

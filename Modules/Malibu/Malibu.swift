@@ -15,10 +15,12 @@ public import MalibuStorage
 /// ```
 public let parameterEncoders = ParameterEncoderRegistry.shared
 
-/// The logger every networking writes requests, responses and errors to (the shared `NetworkLogger`).
+/// The logger of every networking created without a swift-log `Logger` of its own (the shared `NetworkLogger`): it
+/// writes to `Logger(label: "malibu")` and is quiet (`LogLevel.none`) until you choose a level.
 ///
 /// ```swift
 /// Malibu.logger.level = .verbose
+/// Malibu.logger.logger = appLogger  // the application's swift-log Logger, instead of the "malibu" one
 /// ```
 public let logger = NetworkLogger.shared
 

@@ -1,6 +1,6 @@
 public import Foundation
-public import MalibuCore
-import MalibuLogging
+@_spi(Malibu) public import MalibuCore
+@_spi(Malibu) import MalibuLogging
 public import MalibuPromises
 import MalibuSerialization
 public import MalibuValidation
@@ -137,8 +137,9 @@ extension Promise where Value == Response {
     }
   }
 
-  /// Writes a failed check or conversion to the shared logger, with the request it belongs to.
+  /// Writes a failed check or conversion to the logger of the networking the response came from (the shared
+  /// logger for a response made by hand), with the request it belongs to.
   @usableFromInline static func logFailure(_ error: any Error, of response: Response) {
-    NetworkLogger.shared.log(error: error, request: response.request)
+    (response.failureLogger ?? NetworkLogger.shared).logFailure(error, request: response.request)
   }
 }

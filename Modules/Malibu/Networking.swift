@@ -1,8 +1,9 @@
 import Foundation
 public import HTTPTypes
+public import Logging
 import MalibuAuth
 @_spi(Malibu) public import MalibuCore
-public import MalibuLogging
+@_spi(Malibu) public import MalibuLogging
 public import MalibuMocking
 public import MalibuPromises
 public import MalibuStorage
@@ -75,13 +76,16 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - cache: The HTTP cache; `nil`, the default, caches nothing (see ``cache``).
   ///   - offlineStore: Where offline requests are kept; `nil`, the default, uses the store in
   ///     `OfflineRequestStore.defaultDirectory()` shared by every networking of the process.
+  ///   - logger: The application's swift-log `Logger`: this networking then logs to it through a ``logger`` of
+  ///     its own at `LogLevel.info` (redaction as `Malibu.logger`'s); `nil`, the default, uses `Malibu.logger`.
   public init(
     mode: NetworkingMode = .async,
     mockProvider: MockProvider<R>? = nil,
     sessionConfiguration: SessionConfiguration = .default,
     transport: TransportKind = .curl,
     cache: HTTPCache? = nil,
-    offlineStore: OfflineRequestStore? = nil
+    offlineStore: OfflineRequestStore? = nil,
+    logger: Logger? = nil
   ) {
     self.mode = mode
     self.mockProvider = mockProvider
@@ -90,6 +94,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     self.offlineStore = offlineStore ?? DefaultOfflineStore.store
     limiter = RequestLimiter(limit: mode.concurrencyLimit)
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
+    if let logger {
+      settings.withLock {
+        $0.logger = NetworkLogger(level: .info, logger: logger, redactor: NetworkLogger.shared.redactor)
+      }
+    }
   }
 
   /// Changes every request once it leaves the mode's queue, before the middleware gate and encoding.
@@ -147,8 +156,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
     set { settings.withLock { $0.maximumResponseSize = newValue } }
   }
 
-  /// The logger this networking writes requests, responses and errors to; `Malibu.logger` (the shared one) by
-  /// default.
+  /// The logger this networking writes requests, responses and errors to, and the failures of `validate()`,
+  /// `toX()` and `decode(using:)` on its responses; `Malibu.logger` (the shared one) by default, one of its own
+  /// when the networking was created with a swift-log `Logger`.
   public var logger: NetworkLogger {
     get { settings.withLock { $0.logger } }
     set { settings.withLock { $0.logger = newValue } }
@@ -169,6 +179,32 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// - Returns: The promise of the response; rejected with a `NetworkError`.
   @discardableResult
   public func request(_ endpoint: R) -> NetworkPromise {
+    start(endpoint, logger: nil)
+  }
+
+  /// Sends the request of an endpoint, logging it to `logger` rather than the networking's swift-log `Logger`.
+  ///
+  /// ```swift
+  /// var requestLogger = appLogger
+  /// requestLogger[metadataKey: "request-id"] = "\(requestID)"
+  /// networking.request(.fetchBoards, logger: requestLogger).validate().toJsonArray()
+  /// ```
+  /// The networking's ``logger`` settings (redaction, custom loggers) apply, at its level or `LogLevel.info`,
+  /// whichever writes more: passing a `Logger` asks for records. Failures of `validate()` and the conversions on
+  /// this response go to `logger` too.
+  /// - Parameters:
+  ///   - endpoint: The endpoint.
+  ///   - logger: The swift-log `Logger` for this request's records.
+  /// - Returns: The promise of the response; rejected with a `NetworkError`.
+  @discardableResult
+  public func request(_ endpoint: R, logger: Logger) -> NetworkPromise {
+    let override = self.logger.writing(to: logger)
+    if override.level < .info { override.level = .info }
+    return start(endpoint, logger: override)
+  }
+
+  /// Starts a request; `logger`, when given, replaces the networking's logger for it.
+  private func start(_ endpoint: R, logger: NetworkLogger?) -> NetworkPromise {
     let promise = NetworkPromise()
     let ticket = limiter.reserve()
     // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
@@ -180,11 +216,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       task = Task.immediate(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key, logger: logger)
       }
     } else {
       task = Task(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key, logger: logger)
       }
     }
     track(promise, task: task, under: key)
@@ -204,11 +240,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
     _ endpoint: R,
     ticket: RequestLimiter.Ticket,
     settling promise: NetworkPromise,
-    flight key: Flights.Key
+    flight key: Flights.Key,
+    logger: NetworkLogger?
   ) async {
     defer { land(key) }
     do {
-      promise.resolve(try await perform(endpoint, ticket: ticket))
+      promise.resolve(try await perform(endpoint, ticket: ticket, logger: logger))
     } catch {
       promise.reject(NetworkError.wrapping(error))
     }
@@ -243,7 +280,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// One request, from the endpoint to the response.
-  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket) async throws -> Response {
+  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, logger: NetworkLogger?) async throws -> Response {
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
     var request = endpoint.request
@@ -251,7 +288,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
       request = beforeEach(request)
     }
     let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
-    return try await send(request, through: base, storingOffline: true)
+    return try await send(request, through: base, storingOffline: true, logger: logger)
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
@@ -259,17 +296,25 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let ticket = limiter.reserve()
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    return try await send(request, through: transport, storingOffline: false)
+    return try await send(request, through: transport, storingOffline: false, logger: nil)
   }
 
   /// A request after `beforeEach`: the middleware gate, encoding, `preProcessRequest`, the middleware chain and
-  /// the transport. With `storingOffline`, an `.offline` request the host could not be reached for is saved.
-  private func send(_ request: Request, through base: any Transport, storingOffline: Bool) async throws -> Response {
+  /// the transport. With `storingOffline`, an `.offline` request the host could not be reached for is saved; a
+  /// `logger` replaces the networking's for this request.
+  private func send(
+    _ request: Request,
+    through base: any Transport,
+    storingOffline: Bool,
+    logger: NetworkLogger?
+  ) async throws -> Response {
     var settings = self.settings.withLock { $0 }
+    if let logger { settings.logger = logger }
     if let middleware = settings.middleware {
       try await passGate(middleware, logger: settings.logger)
       // The gate may change the settings (authentication, headers): the rest of the request reads them afresh.
       settings = self.settings.withLock { $0 }
+      if let logger { settings.logger = logger }
     }
     var prepared: PreparedRequest
     do {
@@ -290,7 +335,14 @@ public final class Networking<R: RequestConvertible>: Sendable {
         options: settings.transferOptions,
         upTo: settings.maximumResponseSize
       )
-      return Response(data: data, status: head.status, headers: head.headerFields, request: prepared.head, url: url)
+      return Response(
+        data: data,
+        status: head.status,
+        headers: head.headerFields,
+        request: prepared.head,
+        url: url,
+        failureLogger: settings.logger
+      )
     } catch {
       if storingOffline, request.storePolicy == .offline, Self.isHostUnreachable(error) {
         storeOffline(request, logger: settings.logger)

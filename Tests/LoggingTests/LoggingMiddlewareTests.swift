@@ -30,14 +30,28 @@ enum Fixture {
 
   static let failure = TransportError(code: .connectionRefused, message: "nothing listens on 127.0.0.1:1")
 
-  static let verboseRequest = """
-    --> POST \(url)
-        Accept: application/json
-        Authorization: <redacted>
-        Content-Type: application/json
-        body: 37 bytes, application/json
-        {"name":"Balsa","password":"<redacted>"}
-    """
+  /// The metadata of the fixture's `request sent` record at verbose.
+  static let verboseRequest: Logger.Metadata = [
+    LogMetadataKey.method: "POST",
+    LogMetadataKey.url: .string(url),
+    LogMetadataKey.requestHeaders: [
+      "Accept": "application/json", "Authorization": "<redacted>", "Content-Type": "application/json",
+    ],
+    LogMetadataKey.requestBodySize: .stringConvertible(UInt64(37)),
+    LogMetadataKey.requestContentType: "application/json",
+    LogMetadataKey.requestBodyPreview: #"{"name":"Balsa","password":"<redacted>"}"#,
+  ]
+
+  static let summary: Logger.Metadata = [LogMetadataKey.method: "POST", LogMetadataKey.url: .string(url)]
+}
+
+/// Metadata compared as text: `.stringConvertible(12.0)` and `.string("12.0")` print alike, and a dictionary value
+/// prints as `[name: value, ...]` sorted by name.
+func text(_ metadata: Logger.Metadata) -> [String: String] {
+  metadata.mapValues { value in
+    guard case .dictionary(let fields) = value else { return "\(value)" }
+    return "[" + fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"
+  }
 }
 
 /// Sends the fixture request through a `LoggingMiddleware` at `level` and returns what was logged.
@@ -60,50 +74,66 @@ func run(
 
 @Suite("LoggingMiddleware")
 struct LoggingMiddlewareTests {
-  static let successLines: [(LogLevel, [String])] = [
+  static let response: Logger.Metadata = Fixture.summary.merging([
+    LogMetadataKey.status: "200", LogMetadataKey.durationMilliseconds: "12.0",
+    LogMetadataKey.responseBodySize: "11",
+  ]) { $1 }
+
+  static let verboseResponse: Logger.Metadata = response.merging([
+    LogMetadataKey.responseHeaders: ["Content-Type": "text/plain", "Set-Cookie": "<redacted>"]
+  ]) { $1 }
+
+  static let successRecords: [(LogLevel, [CapturedRecord])] = [
     (.none, []),
     (.error, []),
-    (.info, ["--> POST \(Fixture.url)", "<-- 200 OK POST \(Fixture.url) (12 ms, 11 bytes)"]),
+    (
+      .info,
+      [
+        CapturedRecord(level: .trace, message: "request sent", metadata: Fixture.summary),
+        CapturedRecord(level: .debug, message: "response received", metadata: response),
+      ]
+    ),
     (
       .verbose,
       [
-        Fixture.verboseRequest,
-        """
-        <-- 200 OK POST \(Fixture.url) (12 ms, 11 bytes)
-            Content-Type: text/plain
-            Set-Cookie: <redacted>
-        """,
+        CapturedRecord(level: .trace, message: "request sent", metadata: Fixture.verboseRequest),
+        CapturedRecord(level: .debug, message: "response received", metadata: verboseResponse),
       ]
     ),
   ]
 
-  @Test("a successful request at each level", arguments: successLines)
-  func success(level: LogLevel, expected: [String]) async throws {
+  @Test("a successful request at each level: single-line records at trace and debug", arguments: successRecords)
+  func success(level: LogLevel, expected: [CapturedRecord]) async throws {
     let (records, result) = await run(
       .respond(Fixture.response, Data("hello world".utf8), announced: true),
       level: level
     )
-    #expect(records.map(\.message) == expected)
-    #expect(records.allSatisfy { $0.level == .info })
+    #expect(records.map(\.level) == expected.map(\.level))
+    #expect(records.map(\.message) == expected.map(\.message))
+    #expect(records.map { text($0.metadata) } == expected.map { text($0.metadata) })
+    #expect(records.allSatisfy { !$0.fullText.contains("\n") })
+    #expect(records.allSatisfy { !$0.fullText.contains("hunter2") && !$0.fullText.contains("abc") })
     #expect(try result.get() == Data("hello world".utf8))
   }
 
-  static let failureLine =
-    "<-- failed POST \(Fixture.url) (12 ms): TransportError.connectionRefused: nothing listens on 127.0.0.1:1"
+  static let failureMetadata: Logger.Metadata = Fixture.summary.merging([
+    LogMetadataKey.durationMilliseconds: "12.0", LogMetadataKey.errorType: "TransportError",
+    LogMetadataKey.errorCode: "connectionRefused",
+  ]) { $1 }
 
-  static let failureLines: [(LogLevel, [String])] = [
-    (.none, []),
-    (.error, [failureLine]),
-    (.info, ["--> POST \(Fixture.url)", failureLine]),
-    (.verbose, [Fixture.verboseRequest, failureLine]),
-  ]
-
-  @Test("a request failing with a TransportError at each level", arguments: failureLines)
-  func failure(level: LogLevel, expected: [String]) async throws {
+  @Test("a request failing with a TransportError at each level", arguments: LogLevel.allCases)
+  func failure(level: LogLevel) async throws {
     let (records, result) = await run(.fail(Fixture.failure), level: level)
-    #expect(records.map(\.message) == expected)
-    #expect(records.last?.level == (level == .none ? nil : .error))
-    #expect(throws: TransportError.self) { try result.get() }
+    let failed = records.filter { $0.message == "request failed" }
+    #expect(failed.count == (level == .none ? 0 : 1))
+    #expect(records.count == [LogLevel.none: 0, .error: 1, .info: 2, .verbose: 2][level])
+    if let record = failed.first {
+      #expect(record.level == .debug)
+      for (key, value) in text(Self.failureMetadata) { #expect(record[key] == value, "\(key)") }
+      #expect(record[LogMetadataKey.errorMessage]?.contains("127.0.0.1:1") == true)
+      #expect(!record.fullText.contains("\n"))
+    }
+    if level >= .info { #expect(records.first?.message == "request sent") }
     let error = try #require(result.failureValue as? TransportError)
     #expect(error.code == .connectionRefused)
   }
@@ -119,12 +149,14 @@ struct LoggingMiddlewareTests {
     }
   }
 
-  @Test func cancellationIsLoggedAtInfoNotAsAFailure() async {
+  @Test func cancellationIsLoggedAtTraceNotAsAFailure() async {
     let (records, _) = await run(.fail(TransportError(code: .cancelled, message: "cancelled")), level: .error)
-    #expect(records == [CapturedRecord(level: .info, message: "<-- cancelled POST \(Fixture.url) (12 ms)")])
+    #expect(records.map(\.level) == [.trace])
+    #expect(records.map(\.message) == ["request cancelled"])
+    #expect(records.map { text($0.metadata) } == [text(Fixture.summary.merging(["http.duration_ms": "12.0"]) { $1 })])
   }
 
-  @Test func secretsQuotedByAnErrorAreScrubbed() async {
+  @Test func secretsQuotedByAnErrorAreScrubbed() async throws {
     let capture = LogCapture()
     let logger = NetworkLogger(level: .error, logger: capture.makeLogger())
     var request = HTTPRequest(
@@ -134,23 +166,33 @@ struct LoggingMiddlewareTests {
       path: "/me?access_token=tok%2B123"
     )
     request.headerFields[.authorization] = "Bearer eyJhbGci"
-    let message = "GET https://ann:pa55word@example.com/me?access_token=tok%2B123 failed (tok+123, eyJhbGci)"
+    let message = "GET https://ann:pa55word@example.com/me?access_token=tok%2B123 failed\n(tok+123, eyJhbGci)"
     let middleware = LoggingMiddleware(logger: logger, clock: SteppingClock())
     _ = try? await middleware.intercept(request, body: nil, options: TransferOptions()) { _, _, _ in
       throw TransportError(code: .tls, message: message)
     }
+    let record = try #require(capture.all.first)
+    #expect(capture.all.count == 1)
+    #expect(record[LogMetadataKey.url] == "https://<redacted>@example.com/me?access_token=<redacted>")
+    #expect(record[LogMetadataKey.errorCode] == "tls")
+    let description = try #require(record[LogMetadataKey.errorMessage])
     #expect(
-      capture.messages == [
-        "<-- failed GET https://<redacted>@example.com/me?access_token=<redacted> (12 ms): TransportError.tls: "
-          + "GET https://<redacted>@example.com/me?access_token=<redacted> failed (<redacted>, <redacted>)"
-      ]
+      description.contains(
+        #"GET https://<redacted>@example.com/me?access_token=<redacted> failed\n(<redacted>, <redacted>)"#
+      )
     )
+    for secret in ["pa55word", "tok%2B123", "tok+123", "eyJhbGci", "\n"] {
+      #expect(!record.fullText.contains(secret), "\(secret)")
+    }
   }
 
   @Test func streamedBodyIsPassedOnUntouchedAndItsSizeIsNotGuessed() async throws {
     let data = Data(repeating: 7, count: 100_000)
     let (records, result) = await run(.respond(Fixture.response, data, announced: false), level: .info)
-    #expect(records.map(\.message).last == "<-- 200 OK POST \(Fixture.url) (12 ms)")
+    let response = try #require(records.last)
+    #expect(response.message == "response received")
+    #expect(response[LogMetadataKey.status] == "200")
+    #expect(response[LogMetadataKey.responseBodySize] == nil)
     #expect(try result.get() == data)
   }
 
@@ -158,7 +200,7 @@ struct LoggingMiddlewareTests {
     var head = Fixture.response
     head.headerFields[.contentLength] = "5"
     let (records, _) = await run(.respond(head, Data("hello".utf8), announced: false), level: .info)
-    #expect(records.map(\.message).last == "<-- 200 OK POST \(Fixture.url) (12 ms, 5 bytes)")
+    #expect(records.last?[LogMetadataKey.responseBodySize] == "5")
   }
 
   @Test func streamedRequestBodyIsSummarizedNotRead() async throws {
@@ -172,13 +214,17 @@ struct LoggingMiddlewareTests {
       TransportResponse(head: HTTPResponse(status: .noContent), url: nil, body: .empty)
     }
     #expect(
-      capture.messages == [
-        """
-        --> PUT http://127.0.0.1:8080/upload
-            Content-Type: application/octet-stream
-            body: unknown length, application/octet-stream
-        """,
-        "<-- 204 No Content PUT http://127.0.0.1:8080/upload (12 ms, 0 bytes)",
+      capture.all.map { text($0.metadata) } == [
+        [
+          LogMetadataKey.method: "PUT", LogMetadataKey.url: "http://127.0.0.1:8080/upload",
+          LogMetadataKey.requestHeaders: "[Content-Type: application/octet-stream]",
+          LogMetadataKey.requestContentType: "application/octet-stream",
+        ],
+        [
+          LogMetadataKey.method: "PUT", LogMetadataKey.url: "http://127.0.0.1:8080/upload",
+          LogMetadataKey.status: "204", LogMetadataKey.durationMilliseconds: "12.0",
+          LogMetadataKey.responseBodySize: "0",
+        ],
       ]
     )
   }
@@ -216,10 +262,10 @@ struct LoggingMiddlewareTests {
     }
     let records = capture.all
     #expect(records.count == 200)
-    #expect(records.filter { $0.message.hasPrefix("--> POST") }.count == 100)
-    #expect(records.filter { $0.message.hasPrefix("<-- 200 OK") }.count == 50)
-    #expect(records.filter { $0.level == .error }.count == 50)
-    #expect(records.allSatisfy { !$0.message.contains("hunter2") && !$0.message.contains("Bearer") })
+    #expect(records.filter { $0.message == "request sent" && $0.level == .trace }.count == 100)
+    #expect(records.filter { $0.message == "response received" && $0.level == .debug }.count == 50)
+    #expect(records.filter { $0.message == "request failed" && $0.level == .debug }.count == 50)
+    #expect(records.allSatisfy { !$0.fullText.contains("hunter2") && !$0.fullText.contains("Bearer") })
   }
 }
 

@@ -5,10 +5,20 @@ import MalibuLogging
 import MalibuTransport
 import Synchronization
 
-/// One record caught by a ``CapturingHandler``.
+/// One record caught by a ``CapturingHandler``: its level, message and metadata (the logger's and the record's).
 struct CapturedRecord: Sendable, Equatable {
   var level: Logger.Level
   var message: String
+  var metadata: Logger.Metadata = [:]
+  var label = "malibu-test"
+
+  /// The metadata value under `key` as text, `nil` when absent.
+  subscript(key: String) -> String? { metadata[key].map { "\($0)" } }
+
+  /// The message and every metadata key and value, for searching a record for a secret.
+  var fullText: String {
+    ([message] + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+  }
 }
 
 /// Collects every record written through the loggers it makes; no global `LoggingSystem` involved.
@@ -16,8 +26,8 @@ final class LogCapture: Sendable {
   private let records = Mutex<[CapturedRecord]>([])
 
   /// A swift-log logger whose records land here.
-  func makeLogger() -> Logger {
-    var logger = Logger(label: "malibu-test") { _ in CapturingHandler(capture: self) }
+  func makeLogger(label: String = "malibu-test") -> Logger {
+    var logger = Logger(label: label) { label in CapturingHandler(capture: self, label: label) }
     logger.logLevel = .trace
     return logger
   }
@@ -32,6 +42,7 @@ final class LogCapture: Sendable {
 
 struct CapturingHandler: LogHandler {
   let capture: LogCapture
+  let label: String
   var metadata: Logger.Metadata = [:]
   var logLevel: Logger.Level = .trace
 
@@ -41,7 +52,10 @@ struct CapturingHandler: LogHandler {
   }
 
   func log(event: LogEvent) {
-    capture.append(CapturedRecord(level: event.level, message: event.message.description))
+    let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+    capture.append(
+      CapturedRecord(level: event.level, message: event.message.description, metadata: merged, label: label)
+    )
   }
 }
 

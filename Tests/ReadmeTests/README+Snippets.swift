@@ -208,25 +208,34 @@ func readmeAuthentication2() async throws {
   #sourceLocation()
 }
 
-/// README.md:305, "Logging".
+/// README.md:306, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:306)
-  struct PrintRequestLogger: RequestLogging {
-    func log(request: LoggedRequest, level: LogLevel) {
-      print("->", request.summary)
-    }
-  }
+  #sourceLocation(file:"README.md",line:307)
+  var logger = Logger(label: "com.example.surf")  // the application's logger
+  logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
+  let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
+  surf.logger.level = .verbose  // and header fields, body size, type and preview (secrets redacted)
 
-  Malibu.logger.level = .info  // every networking, unless it has a logger of its own
+  var requestLogger = logger  // one request's logger wins over the networking's, for that request
+  requestLogger[metadataKey: "request-id"] = "4711"
+  let boards = try await networking.request(.fetchBoards, logger: requestLogger).validate().toJsonArray().value
+  #sourceLocation()
+  _ = (logger, surf, requestLogger, boards)
+}
+
+/// README.md:332, "Logging".
+func readmeLogging2() async throws {
+  #sourceLocation(file:"README.md",line:333)
+  Malibu.logger.level = .error  // networkings without a Logger of their own
+  Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
-  Malibu.logger.requestLogger = PrintRequestLogger()  // also errorLogger (ErrorLogging), responseLogger
-  networking.logger = NetworkLogger(level: .verbose)  // this networking only
+  Malibu.logger.redactedParameterKeys.insert("pin")
   #sourceLocation()
 }
 
-/// README.md:323, "Mocking".
+/// README.md:344, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:324)
+  #sourceLocation(file:"README.md",line:345)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -247,9 +256,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:347, "Mocking".
+/// README.md:368, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:350)
+  #sourceLocation(file:"README.md",line:371)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -263,9 +272,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:372, "Offline storage and replay".
+/// README.md:393, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:373)
+  #sourceLocation(file:"README.md",line:394)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -279,9 +288,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:398, "HTTP cache".
+/// README.md:419, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:399)
+  #sourceLocation(file:"README.md",line:420)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -291,9 +300,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:408, "Cancellation".
+/// README.md:429, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:409)
+  #sourceLocation(file:"README.md",line:430)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -307,9 +316,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:428, "The Malibu namespace".
+/// README.md:449, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:429)
+  #sourceLocation(file:"README.md",line:450)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -327,9 +336,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:450, "Gzip".
+/// README.md:471, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:451)
+  #sourceLocation(file:"README.md",line:472)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -341,9 +350,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:462, "Transfer options".
+/// README.md:483, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:463)
+  #sourceLocation(file:"README.md",line:484)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -357,9 +366,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:486, "Using single modules".
+/// README.md:507, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:497)
+  #sourceLocation(file:"README.md",line:518)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -384,9 +393,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:573, "Transports".
+/// README.md:594, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:574)
+  #sourceLocation(file:"README.md",line:595)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -25,6 +25,10 @@ enum MalibuDemo {
     let signalSources = Cleanup.shared.handleTerminationSignals()
     ServiceAddresses.httpbin = options.httpbin.absoluteString
     if options.verbose {
+      // Malibu writes at .debug and .trace, which swift-log's default handler drops at its default .info.
+      var logger = Logger(label: "malibu-demo")
+      logger.logLevel = .trace
+      Malibu.logger.logger = logger
       Malibu.logger.level = .verbose
     }
     let succeeded = await Tour(options: options).run()
