@@ -88,7 +88,7 @@ func readmeDescribeTheEndpoints() async throws {
 /// README.md:120, "Networking".
 func readmeNetworking() async throws {
   #sourceLocation(file:"README.md",line:121)
-  let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, no HTTP cache
+  let networking = Networking<SharkywatersEndpoint>()  // .async, curl (URLSession on iOS and co.), no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
   let system = Networking<SharkywatersEndpoint>(sessionConfiguration: .ephemeral, transport: .urlSession)
@@ -97,9 +97,9 @@ func readmeNetworking() async throws {
   _ = (networking, serial, pooled, system, tested)
 }
 
-/// README.md:135, "Networking".
+/// README.md:136, "Networking".
 func readmeNetworking2() async throws {
-  #sourceLocation(file:"README.md",line:136)
+  #sourceLocation(file:"README.md",line:137)
   networking.headers = ["X-Client": "sharkywaters"]
   networking.beforeEach = { request in
     request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
@@ -115,9 +115,9 @@ func readmeNetworking2() async throws {
   #sourceLocation()
 }
 
-/// README.md:159, "Making requests".
+/// README.md:160, "Making requests".
 func readmeMakingRequests() async throws {
-  #sourceLocation(file:"README.md",line:160)
+  #sourceLocation(file:"README.md",line:161)
   networking.request(.fetchBoards)
     .validate()
     .decode(using: [Board].self)
@@ -136,9 +136,9 @@ func readmeMakingRequests() async throws {
   _ = (boards, titles, both)
 }
 
-/// README.md:178, "Making requests".
+/// README.md:179, "Making requests".
 func readmeMakingRequests2() async throws {
-  #sourceLocation(file:"README.md",line:179)
+  #sourceLocation(file:"README.md",line:180)
   let promise = networking.request(.showBoard(id: 1))
   promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
   promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
@@ -157,9 +157,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:205, "Errors".
+/// README.md:206, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:206)
+  #sourceLocation(file:"README.md",line:207)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -177,9 +177,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:230, "Authentication".
+/// README.md:231, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:231)
+  #sourceLocation(file:"README.md",line:232)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -187,18 +187,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:241, "Authentication".
+/// README.md:242, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:242)
+  #sourceLocation(file:"README.md",line:243)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:254, "Logging".
+/// README.md:255, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:255)
+  #sourceLocation(file:"README.md",line:256)
   struct PrintRequestLogger: RequestLogging {
     func log(request: LoggedRequest, level: LogLevel) {
       print("->", request.summary)
@@ -212,9 +212,9 @@ func readmeLogging() async throws {
   #sourceLocation()
 }
 
-/// README.md:272, "Mocking".
+/// README.md:273, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:273)
+  #sourceLocation(file:"README.md",line:274)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -235,9 +235,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:296, "Mocking".
+/// README.md:297, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:299)
+  #sourceLocation(file:"README.md",line:300)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -251,9 +251,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:321, "Offline storage and replay".
+/// README.md:322, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:322)
+  #sourceLocation(file:"README.md",line:323)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -267,9 +267,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:347, "HTTP cache".
+/// README.md:348, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:348)
+  #sourceLocation(file:"README.md",line:349)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -279,9 +279,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:357, "Cancellation".
+/// README.md:358, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:358)
+  #sourceLocation(file:"README.md",line:359)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -295,9 +295,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:377, "The Malibu namespace".
+/// README.md:378, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:378)
+  #sourceLocation(file:"README.md",line:379)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -315,9 +315,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:399, "Gzip".
+/// README.md:400, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:400)
+  #sourceLocation(file:"README.md",line:401)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -329,9 +329,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:411, "Transfer options".
+/// README.md:412, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:412)
+  #sourceLocation(file:"README.md",line:413)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -345,20 +345,26 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:435, "Using single modules".
+/// README.md:441, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:446)
+  #sourceLocation(file:"README.md",line:444)
+  let transport = CurlTransport()
+  var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
+  head.headerFields[.accept] = "application/json"
+  let (answer, data, finalURL) = try await transport.data(for: head)  // no body, TransferOptions(), 256 MiB at most
+  #sourceLocation()
+  _ = (transport, head, answer, data, finalURL)
+}
+
+/// README.md:452, "Using single modules".
+func readmeUsingSingleModules2() async throws {
+  #sourceLocation(file:"README.md",line:463)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
   var head = HTTPRequest(method: .get, url: url)
   head.headerFields[.accept] = "application/json"
-  let (answer, data, finalURL) = try await transport.data(
-    for: head,
-    body: nil,
-    options: TransferOptions(),
-    upTo: 1 << 20
-  )
+  let (answer, data, finalURL) = try await transport.data(for: head, upTo: 1 << 20)  // also body:, options:
   let response = Response(data: data, status: answer.status, headers: answer.headerFields, request: head)
   let boards = try response.validate().decode([Board].self)
 
@@ -372,9 +378,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:522, "Transports".
+/// README.md:534, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:523)
+  #sourceLocation(file:"README.md",line:535)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
