@@ -57,7 +57,7 @@ extension Transport {
   /// `nil`: a transport offers no executor unless it says so.
   public var taskExecutor: (any TaskExecutor)? { nil }
 
-  /// The largest body ``data(for:body:options:upTo:)-(_,_,_,Int?)`` collects when the caller names no limit:
+  /// The largest body `data(for:body:options:upTo:)` collects when the caller names no limit (`upTo: nil`):
   /// 256 MiB, the default of the facade's `Networking.maximumResponseSize`.
   public static var defaultMaximumResponseSize: Int { 256 << 20 }
 
@@ -67,7 +67,7 @@ extension Transport {
   /// ```swift
   /// let (head, data, finalURL) = try await transport.data(for: HTTPRequest(method: .get, url: url))
   /// ```
-  /// It calls the transport's own ``data(for:body:options:upTo:)``, so a transport's one-hop path is kept. (The
+  /// It calls the transport's own `data(for:body:options:upTo:)`, so a transport's one-hop path is kept. (The
   /// requirement itself cannot have default arguments; this overload's `maxBytes` is optional so that it is a
   /// different function, not a second implementation of the requirement that a call through `any Transport` would
   /// pick instead of the transport's.)
