@@ -35,10 +35,12 @@ build: setup
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
 ## platform-check: every Swift file of Modules/ and Tests/Support that uses libc imports it for Glibc, Musl and Darwin
-## (CI builds on Linux only; see the script's header); the check's own tests first
+## (CI builds on Linux only; see the script's header), the check's own tests first; then the facade type-checks
+## without MalibuCurl, as on iOS, tvOS, watchOS and visionOS (needs `make build` first; `make test` runs it after)
 platform-check:
 	@Tools/scripts/check-platform-imports-test
 	@Tools/scripts/check-platform-imports
+	@Tools/scripts/check-facade-without-curl
 
 ## test: setup, strict build, the platform-import check, every unit and integration test, the ThreadSanitizer run, a
 ## short run of every fuzz target, lint
