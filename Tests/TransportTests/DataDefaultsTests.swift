@@ -54,7 +54,7 @@ private struct SendOnlyTransport: Transport {
 struct DataDefaultsTests {
   private let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:9", path: "/d")
 
-  @Test func theDefaultLimitIsTheFacadesResponseCeiling() {
+  @Test func theDefaultLimitIs256MiB() {
     #expect(RecordingTransport.defaultMaximumResponseSize == 256 << 20)
     #expect(SendOnlyTransport.defaultMaximumResponseSize == 256 << 20)
   }
