@@ -10,8 +10,8 @@ TSAN_SCRATCH   := .build-tsan
 ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
-.PHONY: setup setup-servers build test unit tsan sanitize lint format docs readme demo clean bench bench-quick bench-build \
-  fuzz fuzz-smoke fuzz-build install-check
+.PHONY: setup setup-servers build platform-check test unit tsan sanitize lint format docs readme demo clean bench \
+  bench-quick bench-build fuzz fuzz-smoke fuzz-build install-check
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -34,9 +34,17 @@ build: setup
 	  if grep -q "warning:" $(SENDABLE_SCRATCH).log; then echo "make build: the library build printed warnings"; exit 1; fi
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
-## test: setup, strict build, every unit and integration test, the ThreadSanitizer run, a short run of every fuzz
-## target, the README's install line and hello example, lint
-test: setup-servers build unit tsan fuzz-smoke install-check lint
+## platform-check: every Swift file of Modules/ and Tests/Support that uses libc imports it for Glibc, Musl and Darwin
+## (CI builds on Linux only; see the script's header), the check's own tests first; then the facade type-checks
+## without MalibuCurl, as on iOS, tvOS, watchOS and visionOS (needs `make build` first; `make test` runs it after)
+platform-check:
+	@Tools/scripts/check-platform-imports-test
+	@Tools/scripts/check-platform-imports
+	@Tools/scripts/check-facade-without-curl
+
+## test: setup, strict build, the platform-import check, every module's documentation, every unit and integration
+## test, the ThreadSanitizer run, a short run of every fuzz target, the README's install line and hello example, lint
+test: setup-servers build platform-check docs unit tsan fuzz-smoke install-check lint
 
 # Tests that measure the whole process (descriptors, threads, memory, wall-clock promptness) run alone, after the
 # parallel pass: the integration suite (it starts its own servers on free loopback ports) and the resource checks.

@@ -5,6 +5,8 @@ import PackageDescription
 /// The library modules, in layer order (see README's module table).
 let package = Package(
   name: "Malibu",
+  // The minimum Apple versions (Linux needs none). MalibuCurl is for Linux and macOS only; on iOS, tvOS, watchOS and
+  // visionOS the facade sends with URLSession. Only Linux (glibc) is built and tested by CI (README, "Platform notes").
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "MalibuPromises", targets: ["MalibuPromises"]),
@@ -70,8 +72,10 @@ let package = Package(
       name: "Malibu",
       dependencies: [
         "MalibuPromises", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuGzip",
-        "MalibuTransport", "MalibuCurl", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking",
-        "MalibuStorage",
+        "MalibuTransport", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking", "MalibuStorage",
+        // libcurl ships with Linux distributions and macOS, not with the iOS, tvOS, watchOS or visionOS SDKs: there
+        // the facade has no curl transport and sends with URLSession (README, "Platform notes").
+        .target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS])),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
       ],

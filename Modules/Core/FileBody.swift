@@ -1,5 +1,13 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A file sent as a request body, read from disk in chunks as the transport asks for them.
 ///
 /// The length is taken when the body is created and checked while reading: a file that grows or shrinks in the

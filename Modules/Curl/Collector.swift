@@ -6,6 +6,8 @@ import MalibuTransport
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The body of a collected exchange (`data(for:)`): appended on the loop thread into one buffer, pre-sized from

@@ -6,6 +6,8 @@ import MalibuTransport
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The loop thread's state: the multi handle, the running transfers and the pool of easy handles. Every libcurl call

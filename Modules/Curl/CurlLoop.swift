@@ -7,6 +7,8 @@ import Synchronization
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The multi handle's address, shared so that other threads can wake the loop.
@@ -41,7 +43,7 @@ final class CurlLoop: TaskExecutor {
     var multi: MultiHandleReference?
     /// The loop is in (or about to enter) `curl_multi_poll` and must be woken for a new command.
     var sleeping = false
-    var thread: pthread_t?
+    var thread: LoopThread?
     var threadReleased = false
   }
 
@@ -148,7 +150,7 @@ final class CurlLoop: TaskExecutor {
 
   /// Cancels every transfer, stops the thread and waits for it (unless called on the loop thread itself).
   func shutdown() {
-    let (multi, thread): (MultiHandleReference?, pthread_t?) = withInbox { inbox in
+    let (multi, thread): (MultiHandleReference?, LoopThread?) = withInbox { inbox in
       switch inbox.phase {
       case .idle:
         inbox.phase = .stopped
@@ -161,7 +163,7 @@ final class CurlLoop: TaskExecutor {
       }
     }
     if let multi { wake(multi) }
-    guard let thread else { return }
+    guard let thread = thread?.handle else { return }
     if pthread_equal(thread, pthread_self()) != 0 {
       pthread_detach(thread)
     } else {
@@ -182,13 +184,13 @@ final class CurlLoop: TaskExecutor {
       case .draining, .stopping, .stopped:
         break
       }
-      if let thread = releaseThread(&inbox) { pthread_detach(thread) }
+      if let thread = releaseThread(&inbox) { pthread_detach(thread.handle) }
       return multi
     }
     if let multi { wake(multi) }
   }
 
-  private func releaseThread(_ inbox: inout Inbox) -> pthread_t? {
+  private func releaseThread(_ inbox: inout Inbox) -> LoopThread? {
     guard !inbox.threadReleased, let thread = inbox.thread else { return nil }
     inbox.threadReleased = true
     return thread
@@ -211,29 +213,31 @@ final class CurlLoop: TaskExecutor {
 
   private func spawnThread(_ inbox: inout Inbox) -> Bool {
     let context = Unmanaged.passRetained(self).toOpaque()
+    // glibc's `pthread_t` is an integer that `pthread_create` fills in; Darwin's and musl's is a pointer, passed as
+    // an optional. The start routine's argument is optional on Linux only: `startLoopThread` takes either.
+    #if canImport(Glibc)
     var thread = pthread_t()
-    let result = pthread_create(
-      &thread,
-      nil,
-      { context in
-        let loop = Unmanaged<CurlLoop>.fromOpaque(context!).takeRetainedValue()
-        loop.runThread()
-        return nil
-      },
-      context
-    )
-    guard result == 0 else {
+    #else
+    var thread: pthread_t?
+    #endif
+    let result = pthread_create(&thread, nil, { startLoopThread($0) }, context)
+    #if canImport(Glibc)
+    let handle: pthread_t? = thread
+    #else
+    let handle = thread
+    #endif
+    guard result == 0, let handle else {
       Unmanaged<CurlLoop>.fromOpaque(context).release()
       return false
     }
-    inbox.thread = thread
+    inbox.thread = LoopThread(handle: handle)
     inbox.phase = .running
     return true
   }
 
   // MARK: Loop thread
 
-  private func runThread() {
+  fileprivate func runThread() {
     CCurl_set_thread_name("malibu-curl")
     guard let engine = CurlEngine(loop: self) else {
       let error = TransportError(code: .other, message: "libcurl could not create a multi handle")
@@ -285,4 +289,17 @@ final class CurlLoop: TaskExecutor {
       return inbox.commands
     }
   }
+}
+
+/// The loop's thread, as `shutdown()` and `release()` take it out of the inbox. `@unchecked Sendable`: Darwin's and
+/// musl's `pthread_t` is a pointer (not `Sendable`), but it only names the thread, and `releaseThread` hands it out
+/// once, to be joined or detached by that one caller.
+private struct LoopThread: @unchecked Sendable {
+  let handle: pthread_t
+}
+
+/// The loop thread's start routine: takes the reference `spawnThread` retained and runs the loop.
+private func startLoopThread(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+  Unmanaged<CurlLoop>.fromOpaque(context!).takeRetainedValue().runThread()
+  return nil
 }

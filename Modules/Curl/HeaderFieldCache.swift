@@ -4,6 +4,8 @@ import HTTPTypes
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The header fields of recent responses, reused when a line repeats byte for byte, and the last head, reused when

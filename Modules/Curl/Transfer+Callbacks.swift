@@ -5,6 +5,8 @@ import MalibuTransport
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension Transfer {

@@ -3,6 +3,14 @@ import Foundation
 import HTTPTypes
 import MalibuTransport
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One request, from its start to its last byte, redirects included. Owned by ``CurlEngine`` and used only on the
 /// loop thread; libcurl's callbacks reach it through an `Unmanaged` pointer retained at ``begin()`` and released
 /// exactly once, when the transfer ends.

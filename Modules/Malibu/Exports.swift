@@ -3,7 +3,6 @@
 @_exported import Logging
 @_exported import MalibuAuth
 @_exported import MalibuCore
-@_exported import MalibuCurl
 @_exported import MalibuEncoding
 @_exported import MalibuGzip
 @_exported import MalibuLogging
@@ -14,6 +13,11 @@
 @_exported import MalibuTransport
 @_exported import MalibuURLSession
 @_exported import MalibuValidation
+
+// libcurl, hence MalibuCurl, exists on Linux and macOS only (the manifest's condition on the facade's dependency).
+#if canImport(MalibuCurl)
+@_exported import MalibuCurl
+#endif
 
 #if canImport(FoundationNetworking)
 @_exported import FoundationNetworking

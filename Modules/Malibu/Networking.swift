@@ -72,7 +72,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - mode: How many requests may be in flight at once; ``NetworkingMode/async`` (no limit) by default.
   ///   - mockProvider: Answers some endpoints with mocks; those requests still pass every hook.
   ///   - sessionConfiguration: The configuration of the URLSession transport; ignored by the others.
-  ///   - transport: The transport; ``TransportKind/curl`` by default on every platform.
+  ///   - transport: The transport; ``TransportKind/platformDefault`` by default (curl on Linux and macOS, URLSession
+  ///     on iOS, tvOS, watchOS and visionOS).
   ///   - cache: The HTTP cache; `nil`, the default, caches nothing (see ``cache``).
   ///   - offlineStore: Where offline requests are kept; `nil`, the default, uses the store in
   ///     `OfflineRequestStore.defaultDirectory()` shared by every networking of the process.
@@ -82,7 +83,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     mode: NetworkingMode = .async,
     mockProvider: MockProvider<R>? = nil,
     sessionConfiguration: SessionConfiguration = .default,
-    transport: TransportKind = .curl,
+    transport: TransportKind = .platformDefault,
     cache: HTTPCache? = nil,
     offlineStore: OfflineRequestStore? = nil,
     logger: Logger? = nil

@@ -1,31 +1,50 @@
-import MalibuCurl
 public import MalibuTransport
 import MalibuURLSession
+
+#if canImport(MalibuCurl)
+import MalibuCurl
+#endif
 
 /// Which transport a ``Networking`` sends its requests with.
 ///
 /// ```swift
-/// let viaCurl = Networking<SharkywatersEndpoint>()                          // .curl, the default everywhere
+/// let standard = Networking<SharkywatersEndpoint>()                         // .platformDefault
 /// let viaURLSession = Networking<SharkywatersEndpoint>(transport: .urlSession)
 /// let inTests = Networking<SharkywatersEndpoint>(transport: .custom(MockTransport()))
 /// ```
-/// The default is ``curl`` on every platform, Linux and Apple alike: one engine, the same behaviour (HTTP/2,
-/// connection reuse, timeouts, TLS pinning, decompression limits) wherever the code runs. ``urlSession`` is there
-/// for apps that want the system's cookie and cache stores or background sessions.
+/// The default, ``platformDefault``, is ``curl`` on Linux and macOS: one engine, the same behaviour (HTTP/2,
+/// connection reuse, timeouts, TLS pinning, decompression limits) on both. The iOS, tvOS, watchOS and visionOS SDKs
+/// ship no libcurl, so there the facade is built without MalibuCurl: ``curl`` does not exist (naming it is a
+/// compile error, not a silent fallback) and the default is ``urlSession``. ``urlSession`` is there everywhere, for
+/// apps that want the system's cookie and cache stores or background sessions.
 public enum TransportKind: Sendable {
-  /// `CurlTransport.shared`: one curl engine shared by every networking of the process.
+  #if canImport(MalibuCurl)
+  /// `CurlTransport.shared`: one curl engine shared by every networking of the process. Linux and macOS only.
   case curl
+  #endif
   /// A `URLSessionTransport` of the networking's own, made from its ``SessionConfiguration``.
   case urlSession
   /// Any transport: a `MockTransport` in tests, a transport wrapped in middleware of your own, a custom engine.
   case custom(any Transport)
+
+  /// The transport a ``Networking`` uses unless told otherwise: ``curl`` on Linux and macOS, ``urlSession`` on iOS,
+  /// tvOS, watchOS and visionOS (whose SDKs have no libcurl).
+  public static var platformDefault: TransportKind {
+    #if canImport(MalibuCurl)
+    return .curl
+    #else
+    return .urlSession
+    #endif
+  }
 }
 
 extension TransportKind {
   /// The transport this kind stands for; a URLSession transport is made from `sessionConfiguration`.
   func makeTransport(sessionConfiguration: SessionConfiguration) -> any Transport {
     switch self {
+    #if canImport(MalibuCurl)
     case .curl: return CurlTransport.shared
+    #endif
     case .urlSession: return URLSessionTransport(configuration: sessionConfiguration.urlSessionConfiguration)
     case .custom(let transport): return transport
     }

@@ -5,6 +5,8 @@ import Synchronization
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The 1 MiB buffers a ``BodyChannel`` fills with a large body, recycled when the reader has released every chunk

@@ -57,6 +57,36 @@ extension Transport {
   /// `nil`: a transport offers no executor unless it says so.
   public var taskExecutor: (any TaskExecutor)? { nil }
 
+  /// The largest body `data(for:body:options:upTo:)` collects when the caller names no limit (`upTo: nil`):
+  /// 256 MiB, the default of the facade's `Networking.maximumResponseSize`.
+  public static var defaultMaximumResponseSize: Int { 256 << 20 }
+
+  /// Sends a request and collects the whole response body, with defaults for what is not given: no body, default
+  /// ``TransferOptions``, and at most ``defaultMaximumResponseSize`` bytes.
+  ///
+  /// ```swift
+  /// let (head, data, finalURL) = try await transport.data(for: HTTPRequest(method: .get, url: url))
+  /// ```
+  /// It calls the transport's own `data(for:body:options:upTo:)`, so a transport's one-hop path is kept. (The
+  /// requirement itself cannot have default arguments; this overload's `maxBytes` is optional so that it is a
+  /// different function, not a second implementation of the requirement that a call through `any Transport` would
+  /// pick instead of the transport's.)
+  /// - Parameters:
+  ///   - request: The request head; its URL must be absolute.
+  ///   - body: The request body, if any; none by default.
+  ///   - options: Timeouts, redirects, decompression, TLS and progress; `TransferOptions()` by default.
+  ///   - maxBytes: The largest body accepted; `nil` (the default) for ``defaultMaximumResponseSize``.
+  /// - Returns: The response head, its URL and the body.
+  /// - Throws: ``TransportError``, ``TransportError/Code/bodyTooLarge`` past the limit included.
+  public func data(
+    for request: HTTPRequest,
+    body: RequestBody? = nil,
+    options: TransferOptions = TransferOptions(),
+    upTo maxBytes: Int? = nil
+  ) async throws -> (HTTPResponse, Data, URL?) {
+    try await data(for: request, body: body, options: options, upTo: maxBytes ?? Self.defaultMaximumResponseSize)
+  }
+
   /// Sends a request and collects the whole response body.
   ///
   /// Transports may implement this more directly (one hop back to the caller for the whole exchange).

@@ -100,7 +100,7 @@ func readmeDescribeTheEndpoints() async throws {
 /// README.md:166, "Networking".
 func readmeNetworking() async throws {
   #sourceLocation(file:"README.md",line:167)
-  let networking = Networking<SharkywatersEndpoint>()  // .async, the curl transport, no HTTP cache
+  let networking = Networking<SharkywatersEndpoint>()  // .async, curl (URLSession on iOS and co.), no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
   let system = Networking<SharkywatersEndpoint>(sessionConfiguration: .ephemeral, transport: .urlSession)
@@ -109,9 +109,9 @@ func readmeNetworking() async throws {
   _ = (networking, serial, pooled, system, tested)
 }
 
-/// README.md:181, "Networking".
+/// README.md:182, "Networking".
 func readmeNetworking2() async throws {
-  #sourceLocation(file:"README.md",line:182)
+  #sourceLocation(file:"README.md",line:183)
   networking.headers = ["X-Client": "sharkywaters"]
   networking.beforeEach = { request in
     request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
@@ -127,9 +127,9 @@ func readmeNetworking2() async throws {
   #sourceLocation()
 }
 
-/// README.md:205, "Making requests".
+/// README.md:206, "Making requests".
 func readmeMakingRequests() async throws {
-  #sourceLocation(file:"README.md",line:206)
+  #sourceLocation(file:"README.md",line:207)
   networking.request(.fetchBoards)
     .validate()
     .decode(using: [Board].self)
@@ -148,9 +148,9 @@ func readmeMakingRequests() async throws {
   _ = (boards, titles, both)
 }
 
-/// README.md:224, "Making requests".
+/// README.md:225, "Making requests".
 func readmeMakingRequests2() async throws {
-  #sourceLocation(file:"README.md",line:225)
+  #sourceLocation(file:"README.md",line:226)
   let promise = networking.request(.showBoard(id: 1))
   promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
   promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
@@ -169,9 +169,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:256, "Errors".
+/// README.md:257, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:257)
+  #sourceLocation(file:"README.md",line:258)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -189,9 +189,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:281, "Authentication".
+/// README.md:282, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:282)
+  #sourceLocation(file:"README.md",line:283)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -199,18 +199,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:292, "Authentication".
+/// README.md:293, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:293)
+  #sourceLocation(file:"README.md",line:294)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:306, "Logging".
+/// README.md:307, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:307)
+  #sourceLocation(file:"README.md",line:308)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -223,9 +223,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:332, "Logging".
+/// README.md:333, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:333)
+  #sourceLocation(file:"README.md",line:334)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -233,9 +233,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:344, "Mocking".
+/// README.md:345, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:345)
+  #sourceLocation(file:"README.md",line:346)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -256,9 +256,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:368, "Mocking".
+/// README.md:369, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:371)
+  #sourceLocation(file:"README.md",line:372)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -272,9 +272,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:393, "Offline storage and replay".
+/// README.md:394, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:394)
+  #sourceLocation(file:"README.md",line:395)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -288,9 +288,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:419, "HTTP cache".
+/// README.md:420, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:420)
+  #sourceLocation(file:"README.md",line:421)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -300,9 +300,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:429, "Cancellation".
+/// README.md:430, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:430)
+  #sourceLocation(file:"README.md",line:431)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -316,9 +316,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:449, "The Malibu namespace".
+/// README.md:450, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:450)
+  #sourceLocation(file:"README.md",line:451)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -336,9 +336,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:471, "Gzip".
+/// README.md:472, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:472)
+  #sourceLocation(file:"README.md",line:473)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -350,9 +350,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:483, "Transfer options".
+/// README.md:484, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:484)
+  #sourceLocation(file:"README.md",line:485)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -366,20 +366,26 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:507, "Using single modules".
+/// README.md:513, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:518)
+  #sourceLocation(file:"README.md",line:516)
+  let transport = CurlTransport()
+  var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
+  head.headerFields[.accept] = "application/json"
+  let (answer, data, finalURL) = try await transport.data(for: head)  // no body, TransferOptions(), 256 MiB at most
+  #sourceLocation()
+  _ = (transport, head, answer, data, finalURL)
+}
+
+/// README.md:524, "Using single modules".
+func readmeUsingSingleModules2() async throws {
+  #sourceLocation(file:"README.md",line:535)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
   var head = HTTPRequest(method: .get, url: url)
   head.headerFields[.accept] = "application/json"
-  let (answer, data, finalURL) = try await transport.data(
-    for: head,
-    body: nil,
-    options: TransferOptions(),
-    upTo: 1 << 20
-  )
+  let (answer, data, finalURL) = try await transport.data(for: head, upTo: 1 << 20)  // also body:, options:
   let response = Response(data: data, status: answer.status, headers: answer.headerFields, request: head)
   let boards = try response.validate().decode([Board].self)
 
@@ -393,9 +399,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:594, "Transports".
+/// README.md:606, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:595)
+  #sourceLocation(file:"README.md",line:607)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

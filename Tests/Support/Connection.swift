@@ -8,6 +8,14 @@ import Musl
 import Darwin
 #endif
 
+#if canImport(Darwin)
+/// `send`'s flags: Darwin has no `MSG_NOSIGNAL`; the server sets `SO_NOSIGPIPE` on every accepted socket instead.
+private let noSignal: Int32 = 0
+#else
+/// `send`'s flags: a write to a peer that is gone fails with `EPIPE` instead of raising SIGPIPE.
+private let noSignal = Int32(MSG_NOSIGNAL)
+#endif
+
 /// One accepted connection of a ``TestServer``, confined to its thread: buffered reads, blocking writes.
 final class Connection {
   let fd: Int32
@@ -162,7 +170,7 @@ final class Connection {
     let array = [UInt8](bytes)
     var offset = 0
     while offset < array.count {
-      let count = array[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let count = array[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignal) }
       if count <= 0 {
         if count < 0 && errno == EINTR { continue }
         closed = true

@@ -49,7 +49,12 @@ public final class TestServer: Sendable {
   /// - Throws: ``Failure`` when no socket can be bound.
   public init(echo: EchoStyle = .headAndBody) throws {
     self.echo = echo
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #if canImport(Glibc)
+    let stream = Int32(SOCK_STREAM.rawValue)  // glibc's SOCK_STREAM is an enum case; musl's and Darwin's an Int32
+    #else
+    let stream = SOCK_STREAM
+    #endif
+    let fd = socket(AF_INET, stream, 0)
     guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
     var yes: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -134,6 +139,10 @@ public final class TestServer: Sendable {
       }
       var one: Int32 = 1
       setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+      #if canImport(Darwin)
+      // Darwin has no MSG_NOSIGNAL: a write to a peer that is gone must not raise SIGPIPE either.
+      setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+      #endif
       let admitted = state.withLock { state -> Bool in
         guard !state.stopped else { return false }
         state.connections.insert(fd)
