@@ -5,6 +5,7 @@ import Testing
 private enum Unsent: RequestConvertible {
   case root
 
+  static let baseUrl: (any URLStringConvertible)? = nil
   var request: Request { .get("/") }
 }
 
