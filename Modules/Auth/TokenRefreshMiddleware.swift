@@ -19,7 +19,8 @@ public import MalibuTransport
 ///   for it and retry with its token. A request whose 401 arrives after its token was already replaced retries
 ///   with the new token without a refresh. The refresh runs in its own task: cancelling a waiting request ends that
 ///   request only.
-/// - **One retry.** Each request is retried once; the retry's response, a 401 included, is returned as it is. The
+/// - **One retry.** Each request is retried once; the retry's response, a 401 included, is returned as it is, and
+///   the retry is counted in `TransferAttempts.current` (logged as `http.request.resend_count`). The
 ///   401 body is read (when small and of known length) or cancelled before waiting, so its connection is free.
 /// - **Streamed bodies** (`RequestBody.isRepeatable` is false) cannot be sent again: the refresh
 ///   still happens, so the next attempt carries the new token, and then the 401 is returned as it is.
@@ -95,6 +96,7 @@ public final class TokenRefreshMiddleware: Middleware {
     }
     await Self.release(response.body)
     let fresh = try await freshToken(replacing: used)
+    TransferAttempts.current?.recordResend()
     return try await next(try Self.authorized(request, with: fresh), body, options)
   }
 

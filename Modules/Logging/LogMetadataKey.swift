@@ -12,6 +12,10 @@ public enum LogMetadataKey {
   public static let method = "http.request.method"
   /// The request URL, secret query values and user information redacted.
   public static let url = "url.full"
+  /// How many times the request was sent again after its first send, `0` when it was sent once, `1` after a token
+  /// refresh retried it (`TransferAttempts` in MalibuTransport counts them). On `response received`, `request failed`
+  /// and `request cancelled`; unlike OpenTelemetry, which writes it only after a resend, Malibu writes the `0` too.
+  public static let resendCount = "http.request.resend_count"
   /// The response status code, `200`.
   public static let status = "http.response.status_code"
   /// Milliseconds from sending the request to the response head or the failure.

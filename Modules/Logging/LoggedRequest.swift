@@ -16,6 +16,10 @@ public struct LoggedRequest: Sendable, Hashable {
   public var headerFields: HTTPFields
   /// A summary of the body (``LogLevel/verbose`` only, and only when there is a body).
   public var body: LoggedBody?
+  /// How many times the request was sent again after its first send, by a token refresh's retry for example
+  /// (``LogMetadataKey/resendCount``): `0` when it was sent once. Known only once the request is done, so `nil` in
+  /// the `request sent` record and for errors logged outside ``LoggingMiddleware``.
+  public var resendCount: Int?
   /// The request's secret values (credentials, values of secret query parameters), kept only to scrub them from
   /// texts such as error descriptions; never printed.
   var secrets: [String] = []
@@ -36,7 +40,8 @@ public struct LoggedRequest: Sendable, Hashable {
   /// `GET https://example.com/boards?type=1`.
   public var summary: String { "\(method.rawValue) \(url)" }
 
-  /// The request as swift-log metadata: ``LogMetadataKey/method`` and ``LogMetadataKey/url``, and at
+  /// The request as swift-log metadata: ``LogMetadataKey/method``, ``LogMetadataKey/url``, the
+  /// ``LogMetadataKey/resendCount`` when known, and at
   /// ``LogLevel/verbose`` the header fields (``LogMetadataKey/requestHeaders``) and the body's size, content type
   /// and one-line preview. Every value is redacted already.
   public var metadata: Logger.Metadata {
@@ -52,9 +57,11 @@ public struct LoggedRequest: Sendable, Hashable {
     return metadata
   }
 
-  /// The method and the URL.
+  /// The method, the URL and, once known, the resend count.
   var summaryMetadata: Logger.Metadata {
-    [LogMetadataKey.method: .string(method.rawValue), LogMetadataKey.url: .string(url)]
+    var metadata: Logger.Metadata = [LogMetadataKey.method: .string(method.rawValue), LogMetadataKey.url: .string(url)]
+    if let resendCount { metadata[LogMetadataKey.resendCount] = .stringConvertible(resendCount) }
+    return metadata
   }
 
   /// A text with every secret value of this request replaced by ``Redactor/placeholder``: an error's description

@@ -7,14 +7,16 @@ public import MalibuTransport
 ///
 /// The response body is never read for logging: its size is the length the server announced (or `Content-Length`),
 /// and the body reaches the caller untouched, streaming included. Place it outermost to log each call once, or
-/// innermost (after retry or auth middleware) to log every attempt.
+/// innermost (after retry or auth middleware) to log every attempt. Outermost, the records of a finished request
+/// carry how often the middleware below sent it again (``LogMetadataKey/resendCount``, counted through
+/// `TransferAttempts`).
 ///
 /// ```swift
 /// let logger = NetworkLogger(level: .info, logger: appLogger)
 /// let transport = CurlTransport().with(middleware: [LoggingMiddleware(logger: logger)])
 /// // trace: request sent http.request.method=GET url.full=https://example.com/boards?token=<redacted>
 /// // debug: response received http.request.method=GET url.full=https://example.com/boards?token=<redacted>
-/// //        http.response.status_code=200 http.duration_ms=12.0 http.response.body.size=42
+/// //        http.response.status_code=200 http.duration_ms=12.0 http.response.body.size=42 http.request.resend_count=0
 /// ```
 public struct LoggingMiddleware: Middleware {
   /// Where the settings and loggers come from.
@@ -60,9 +62,14 @@ public struct LoggingMiddleware: Middleware {
       settings.requestLogger.log(request: logged, level: settings.level)
       record = logged
     }
+    // Middleware below that sends the request again (token refresh's retry) counts it here.
+    let attempts = TransferAttempts()
     do {
-      let response = try await next(request, body, options)
-      if let record {
+      let response = try await TransferAttempts.$current.withValue(attempts) {
+        try await next(request, body, options)
+      }
+      if var record {
+        record.resendCount = attempts.resendCount
         let length = response.body.expectedLength ?? response.head.headerFields[.contentLength].flatMap { Int($0) }
         settings.responseLogger.log(
           response: settings.record(of: response.head, request: record, duration: elapsed(), length: length),
@@ -71,7 +78,8 @@ public struct LoggingMiddleware: Middleware {
       }
       return response
     } catch {
-      let failed = record ?? settings.record(of: request, body: body)
+      var failed = record ?? settings.record(of: request, body: body)
+      failed.resendCount = attempts.resendCount
       settings.errorLogger.log(error: error, request: failed, duration: elapsed(), level: settings.level)
       throw error
     }

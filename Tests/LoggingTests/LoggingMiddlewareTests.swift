@@ -76,7 +76,7 @@ func run(
 struct LoggingMiddlewareTests {
   static let response: Logger.Metadata = Fixture.summary.merging([
     LogMetadataKey.status: "200", LogMetadataKey.durationMilliseconds: "12.0",
-    LogMetadataKey.responseBodySize: "11",
+    LogMetadataKey.responseBodySize: "11", LogMetadataKey.resendCount: "0",
   ]) { $1 }
 
   static let verboseResponse: Logger.Metadata = response.merging([
@@ -118,7 +118,7 @@ struct LoggingMiddlewareTests {
 
   static let failureMetadata: Logger.Metadata = Fixture.summary.merging([
     LogMetadataKey.durationMilliseconds: "12.0", LogMetadataKey.errorType: "TransportError",
-    LogMetadataKey.errorCode: "connectionRefused",
+    LogMetadataKey.errorCode: "connectionRefused", LogMetadataKey.resendCount: "0",
   ]) { $1 }
 
   @Test("a request failing with a TransportError at each level", arguments: LogLevel.allCases)
@@ -153,7 +153,8 @@ struct LoggingMiddlewareTests {
     let (records, _) = await run(.fail(TransportError(code: .cancelled, message: "cancelled")), level: .error)
     #expect(records.map(\.level) == [.trace])
     #expect(records.map(\.message) == ["request cancelled"])
-    #expect(records.map { text($0.metadata) } == [text(Fixture.summary.merging(["http.duration_ms": "12.0"]) { $1 })])
+    let expected = Fixture.summary.merging(["http.duration_ms": "12.0", "http.request.resend_count": "0"]) { $1 }
+    #expect(records.map { text($0.metadata) } == [text(expected)])
   }
 
   @Test func secretsQuotedByAnErrorAreScrubbed() async throws {
@@ -196,6 +197,27 @@ struct LoggingMiddlewareTests {
     #expect(try result.get() == data)
   }
 
+  /// Middleware below that sends the request again counts it in `TransferAttempts.current`; an inner logging
+  /// middleware counts only what is below it.
+  @Test(arguments: [0, 1, 3])
+  func resendsCountedBelowAreLoggedOnTheFinalRecord(resends: Int) async throws {
+    let capture = LogCapture()
+    let logger = NetworkLogger(level: .info, logger: capture.makeLogger())
+    let inner = LoggingMiddleware(logger: logger, clock: SteppingClock())
+    let outer = LoggingMiddleware(logger: logger, clock: SteppingClock())
+    #expect(TransferAttempts.current == nil)
+    _ = try await outer.intercept(Fixture.request, body: nil, options: TransferOptions()) { request, body, options in
+      for _ in 0..<resends { TransferAttempts.current?.recordResend() }
+      return try await inner.intercept(request, body: body, options: options) { _, _, _ in
+        TransportResponse(head: HTTPResponse(status: .noContent), url: nil, body: .empty)
+      }
+    }
+    let received = capture.all.filter { $0.message == "response received" }
+    #expect(received.map { $0[LogMetadataKey.resendCount] } == ["0", "\(resends)"])
+    #expect(capture.all.filter { $0.message == "request sent" }.allSatisfy { $0[LogMetadataKey.resendCount] == nil })
+    #expect(TransferAttempts.current == nil)
+  }
+
   @Test func contentLengthIsUsedWhenTheBodyDoesNotAnnounceALength() async throws {
     var head = Fixture.response
     head.headerFields[.contentLength] = "5"
@@ -222,7 +244,7 @@ struct LoggingMiddlewareTests {
         ],
         [
           LogMetadataKey.method: "PUT", LogMetadataKey.url: "http://127.0.0.1:8080/upload",
-          LogMetadataKey.status: "204", LogMetadataKey.durationMilliseconds: "12.0",
+          LogMetadataKey.status: "204", LogMetadataKey.durationMilliseconds: "12.0", LogMetadataKey.resendCount: "0",
           LogMetadataKey.responseBodySize: "0",
         ],
       ]

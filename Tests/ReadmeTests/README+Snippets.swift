@@ -208,9 +208,9 @@ func readmeAuthentication2() async throws {
   #sourceLocation()
 }
 
-/// README.md:307, "Logging".
+/// README.md:308, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:308)
+  #sourceLocation(file:"README.md",line:309)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -223,9 +223,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:333, "Logging".
+/// README.md:334, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:334)
+  #sourceLocation(file:"README.md",line:335)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -233,9 +233,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:345, "Mocking".
+/// README.md:346, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:346)
+  #sourceLocation(file:"README.md",line:347)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -256,9 +256,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:369, "Mocking".
+/// README.md:370, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:372)
+  #sourceLocation(file:"README.md",line:373)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -272,9 +272,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:394, "Offline storage and replay".
+/// README.md:395, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:395)
+  #sourceLocation(file:"README.md",line:396)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -288,9 +288,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:420, "HTTP cache".
+/// README.md:421, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:421)
+  #sourceLocation(file:"README.md",line:422)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -300,9 +300,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:430, "Cancellation".
+/// README.md:431, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:431)
+  #sourceLocation(file:"README.md",line:432)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -316,9 +316,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:450, "The Malibu namespace".
+/// README.md:451, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:451)
+  #sourceLocation(file:"README.md",line:452)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -336,9 +336,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:472, "Gzip".
+/// README.md:473, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:473)
+  #sourceLocation(file:"README.md",line:474)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -350,9 +350,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:484, "Transfer options".
+/// README.md:485, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:485)
+  #sourceLocation(file:"README.md",line:486)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -366,9 +366,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:513, "Using single modules".
+/// README.md:514, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:516)
+  #sourceLocation(file:"README.md",line:517)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -377,9 +377,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:524, "Using single modules".
+/// README.md:525, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:535)
+  #sourceLocation(file:"README.md",line:536)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -399,9 +399,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:606, "Transports".
+/// README.md:607, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:607)
+  #sourceLocation(file:"README.md",line:608)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
