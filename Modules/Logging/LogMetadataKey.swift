@@ -7,7 +7,7 @@
 /// // debug malibu: response received http.request.method=GET url.full=https://example.com/boards?token=<redacted>
 /// //   http.response.status_code=200 http.duration_ms=12.0 http.response.body.size=42
 /// ```
-public enum LogMetadataKey {
+public enum LogMetadataKey: Sendable {
   /// The request method, `GET`.
   public static let method = "http.request.method"
   /// The request URL, secret query values and user information redacted.
