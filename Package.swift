@@ -86,7 +86,11 @@ let package = Package(
     .executableTarget(name: "MalibuDemo", dependencies: ["Malibu"], path: "Tools/Demo"),
 
     // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
-    .target(name: "MalibuTestSupport", dependencies: ["MalibuCore", "MalibuGzip"], path: "Tests/Support"),
+    .target(
+      name: "MalibuTestSupport",
+      dependencies: ["MalibuCore", "MalibuGzip", .product(name: "Logging", package: "swift-log")],
+      path: "Tests/Support"
+    ),
 
     // Unit tests, one target per module.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
@@ -119,7 +123,7 @@ let package = Package(
     .testTarget(name: "MalibuStorageTests", dependencies: ["MalibuStorage"], path: "Tests/StorageTests"),
     .testTarget(
       name: "MalibuLoggingTests",
-      dependencies: ["MalibuLogging", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["MalibuLogging", "MalibuTestSupport", .product(name: "Logging", package: "swift-log")],
       path: "Tests/LoggingTests"
     ),
     .testTarget(

@@ -1,6 +1,6 @@
 import Foundation
 import Malibu
-import Synchronization
+import MalibuTestSupport
 import Testing
 
 /// What the facade logs at each level, captured by loggers of our own.
@@ -92,9 +92,8 @@ struct FacadeLoggingTests {
   @Test(arguments: Backend.allCases)
   func theApplicationsLoggerReceivesSingleLineRecordsWithMetadata(_ backend: Backend) async throws {
     let base = try await FacadeServer.start()
-    let sink = RecordSink()
-    var appLogger = Logger(label: "com.example.app") { _ in sink.handler() }
-    appLogger.logLevel = .trace
+    let sink = MalibuTestSupport.LogCapture()
+    let appLogger = sink.makeLogger(label: "com.example.app")
     let networking = Networking<HttpbinProbe>(transport: backend.kind, logger: appLogger)
     let headers = ["Authorization": "Bearer \(Self.secret)"]
     let get = HttpbinProbe(.get("get", parameters: ["color": "blue", "token": Self.secret], headers: headers))
@@ -102,7 +101,7 @@ struct FacadeLoggingTests {
     let missing = try #require(await rejection(networking.request(HttpbinProbe(.get("status/404"))).validate()))
     #expect(missing.code == .unacceptableStatusCode)
 
-    let records = sink.records
+    let records = sink.all
     #expect(
       records.map(\.message) == [
         "request sent", "response received", "request sent", "response received", "request failed",
@@ -110,44 +109,14 @@ struct FacadeLoggingTests {
     )
     #expect(records.map(\.level) == [.trace, .debug, .trace, .debug, .debug])
     let response = try #require(records.dropFirst().first)
-    #expect(response.metadata[LogMetadataKey.url] == "\(base)get?color=blue&token=<redacted>")
-    #expect(response.metadata[LogMetadataKey.status] == "200")
-    #expect(response.metadata[LogMetadataKey.responseBodySize].flatMap { Int($0) }.map { $0 > 0 } == true)
-    #expect(records.last?.metadata[LogMetadataKey.errorCode] == "unacceptableStatusCode")
-    #expect(records.last?.metadata[LogMetadataKey.url] == "\(base)status/404")
+    #expect(response.values[LogMetadataKey.url] == "\(base)get?color=blue&token=<redacted>")
+    #expect(response.values[LogMetadataKey.status] == "200")
+    #expect(response.values[LogMetadataKey.responseBodySize].flatMap { Int($0) }.map { $0 > 0 } == true)
+    #expect(records.last?.values[LogMetadataKey.errorCode] == "unacceptableStatusCode")
+    #expect(records.last?.values[LogMetadataKey.url] == "\(base)status/404")
     for record in records {
       let text = ([record.message] + record.metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
       #expect(!text.contains("\n") && !text.contains(Self.secret), "\(text)")
-    }
-  }
-}
-
-/// The records of the loggers it hands out: level, message and metadata as text.
-private final class RecordSink: Sendable {
-  struct Record: Sendable {
-    var level: Logger.Level
-    var message: String
-    var metadata: [String: String]
-  }
-
-  private let stored = Mutex<[Record]>([])
-  var records: [Record] { stored.withLock { $0 } }
-
-  func handler() -> some LogHandler { Handler(sink: self) }
-
-  private struct Handler: LogHandler {
-    let sink: RecordSink
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { metadata[key] }
-      set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-      let merged = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
-      sink.stored.withLock { $0.append(Record(level: event.level, message: "\(event.message)", metadata: merged)) }
     }
   }
 }

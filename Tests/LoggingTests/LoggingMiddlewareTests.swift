@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import MalibuLogging
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 

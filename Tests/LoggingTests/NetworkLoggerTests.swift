@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import MalibuCore
 import MalibuLogging
+import MalibuTestSupport
 import MalibuTransport
 import Synchronization
 import Testing

@@ -1,49 +1,6 @@
 import Malibu
-import Synchronization
+import MalibuTestSupport
 import Testing
-
-/// Every record written through the loggers it makes: label, level, message and metadata as text.
-private final class AppLog: Sendable {
-  struct Record: Sendable {
-    var label: String
-    var level: Logger.Level
-    var message: String
-    var metadata: [String: String]
-
-    /// The message and every metadata value, for "never a secret" checks.
-    var fullText: String {
-      ([message] + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
-    }
-  }
-
-  private let records = Mutex<[Record]>([])
-
-  func makeLogger(label: String) -> Logger {
-    var logger = Logger(label: label) { label in Handler(sink: self, label: label) }
-    logger.logLevel = .trace
-    return logger
-  }
-
-  var all: [Record] { records.withLock { $0 } }
-
-  private struct Handler: LogHandler {
-    let sink: AppLog
-    let label: String
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { metadata[key] }
-      set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-      let merged = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
-      let record = Record(label: label, level: event.level, message: "\(event.message)", metadata: merged)
-      sink.records.withLock { $0.append(record) }
-    }
-  }
-}
 
 /// A networking takes the application's swift-log `Logger` (and a request its own), as swift-log asks of libraries.
 @Suite struct ApplicationLoggerTests {
@@ -63,7 +20,7 @@ private final class AppLog: Sendable {
   }
 
   @Test func aNetworkingGivenTheApplicationsLoggerWritesSingleLineDebugAndTraceRecordsToIt() async throws {
-    let log = AppLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(
       transport: .custom(Self.makeStubbedTransport()),
       logger: log.makeLogger(label: "com.example.app")
@@ -79,18 +36,18 @@ private final class AppLog: Sendable {
     #expect(records.map(\.level) == [.trace, .debug, .trace, .debug])
     #expect(records.allSatisfy { $0.label == "com.example.app" })
     let response = try #require(records.dropFirst().first)
-    #expect(response.metadata[LogMetadataKey.method] == "GET")
-    #expect(response.metadata[LogMetadataKey.url] == "http://127.0.0.1:8080/api/boards?access_token=<redacted>")
-    #expect(response.metadata[LogMetadataKey.status] == "200")
-    #expect(response.metadata[LogMetadataKey.responseBodySize] == "\(boardsJSON.count)")
-    #expect(response.metadata[LogMetadataKey.durationMilliseconds].flatMap(Double.init) != nil)
+    #expect(response.values[LogMetadataKey.method] == "GET")
+    #expect(response.values[LogMetadataKey.url] == "http://127.0.0.1:8080/api/boards?access_token=<redacted>")
+    #expect(response.values[LogMetadataKey.status] == "200")
+    #expect(response.values[LogMetadataKey.responseBodySize] == "\(boardsJSON.count)")
+    #expect(response.values[LogMetadataKey.durationMilliseconds].flatMap(Double.init) != nil)
     let failure = try #require(records.last)
-    #expect(failure.metadata[LogMetadataKey.errorCode] == "connectionRefused")
+    #expect(failure.values[LogMetadataKey.errorCode] == "connectionRefused")
     #expect(records.allSatisfy { !$0.fullText.contains("\n") && !$0.fullText.contains(Self.secret) })
   }
 
   @Test func verboseRecordsCarryRedactedHeadersAndNeverASecret() async throws {
-    let log = AppLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(
       transport: .custom(Self.makeStubbedTransport()),
       logger: log.makeLogger(label: "app")
@@ -105,14 +62,14 @@ private final class AppLog: Sendable {
     )
     _ = await outcome(networking.request(post))
     let sent = try #require(log.all.first)
-    let headers = try #require(sent.metadata[LogMetadataKey.requestHeaders])
+    let headers = try #require(sent.values[LogMetadataKey.requestHeaders])
     #expect(headers.contains("<redacted>"))
-    #expect(sent.metadata[LogMetadataKey.requestBodyPreview]?.contains("Balsa") == true)
+    #expect(sent.values[LogMetadataKey.requestBodyPreview]?.contains("Balsa") == true)
     #expect(!log.all.isEmpty && log.all.allSatisfy { !$0.fullText.contains(Self.secret) }, "\(log.all)")
   }
 
   @Test func aRequestsOwnLoggerWinsForThatRequestOnly() async throws {
-    let log = AppLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(
       transport: .custom(Self.makeStubbedTransport()),
       logger: log.makeLogger(label: "networking")
@@ -122,8 +79,8 @@ private final class AppLog: Sendable {
     _ = await outcome(networking.request(Self.request("missing"), logger: perRequest).validate())
     #expect(log.all.map(\.label) == ["request", "request", "request"])
     #expect(log.all.map(\.message) == ["request sent", "response received", "request failed"])
-    #expect(log.all.allSatisfy { $0.metadata["request-id"] == "42" })
-    #expect(log.all.last?.metadata[LogMetadataKey.errorCode] == "unacceptableStatusCode")
+    #expect(log.all.allSatisfy { $0.values["request-id"] == "42" })
+    #expect(log.all.last?.values[LogMetadataKey.errorCode] == "unacceptableStatusCode")
 
     // The networking's own logger is untouched: the next request goes to it.
     _ = try await networking.request(Self.request("boards")).value
@@ -132,7 +89,7 @@ private final class AppLog: Sendable {
 
   /// A request's own logger asks for records even when the networking's level is `none` (Malibu.logger's default).
   @Test func aRequestsOwnLoggerLogsAtInfoAtLeast() async throws {
-    let log = AppLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(transport: .custom(Self.makeStubbedTransport()))
     networking.logger = NetworkLogger(level: .none)
     _ = try await networking.request(Self.request("boards"), logger: log.makeLogger(label: "request")).value
@@ -143,7 +100,7 @@ private final class AppLog: Sendable {
   /// `validate()`, `toX()` and `decode()` failures reach the networking's logger, not `Malibu.logger`.
   @Test(arguments: ["validate", "toJsonDictionary", "decode"])
   func checkAndConversionFailuresReachTheNetworkingsLogger(step: String) async throws {
-    let log = AppLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(
       transport: .custom(Self.makeStubbedTransport()),
       logger: log.makeLogger(label: "networking")
@@ -164,8 +121,8 @@ private final class AppLog: Sendable {
     let failures = log.all.filter { $0.message == "request failed" }
     #expect(failures.count == 1, "\(log.all)")
     #expect(failures.first?.level == .debug)
-    #expect(failures.first?.metadata[LogMetadataKey.url] == "http://127.0.0.1:8080/api/\(path)?access_token=<redacted>")
-    #expect(failures.first?.metadata[LogMetadataKey.errorCode] == expected[step]?.description)
+    #expect(failures.first?.values[LogMetadataKey.url] == "http://127.0.0.1:8080/api/\(path)?access_token=<redacted>")
+    #expect(failures.first?.values[LogMetadataKey.errorCode] == expected[step]?.description)
     #expect(log.all.allSatisfy { !$0.fullText.contains(Self.secret) })
 
     // The same networking then serves a good request, and logs nothing more at level error.
@@ -175,7 +132,7 @@ private final class AppLog: Sendable {
   }
 
   @Test func levelNoneWritesNothingToTheApplicationsLogger() async throws {
-    let log = AppLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(
       transport: .custom(Self.makeStubbedTransport()),
       logger: log.makeLogger(label: "app")

@@ -1,40 +1,6 @@
 import Malibu
-import Synchronization
+import MalibuTestSupport
 import Testing
-
-/// The records a capturing swift-log handler received: message and metadata as text.
-private final class ResendLog: Sendable {
-  struct Record: Sendable {
-    var message: String
-    var metadata: [String: String]
-  }
-
-  private let records = Mutex<[Record]>([])
-
-  var all: [Record] { records.withLock { $0 } }
-
-  func makeLogger() -> Logger {
-    var logger = Logger(label: "com.example.resend") { _ in Handler(sink: self) }
-    logger.logLevel = .trace
-    return logger
-  }
-
-  private struct Handler: LogHandler {
-    let sink: ResendLog
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { metadata[key] }
-      set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-      let merged = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
-      sink.records.withLock { $0.append(Record(message: "\(event.message)", metadata: merged)) }
-    }
-  }
-}
 
 /// `http.request.resend_count` on the final record of a request through the facade: the logging middleware sits
 /// above token refresh, whose retry after a 401 is a resend it counts.
@@ -58,23 +24,23 @@ private final class ResendLog: Sendable {
   }
 
   /// The final records (`response received` / `request failed`) as (message, URL, resend count).
-  fileprivate static func finalRecords(_ log: ResendLog) -> [(message: String, url: String, resends: String?)] {
+  fileprivate static func finalRecords(_ log: LogCapture) -> [(message: String, url: String, resends: String?)] {
     log.all.filter { $0.message != "request sent" }.map {
-      ($0.message, $0.metadata[LogMetadataKey.url] ?? "", $0.metadata[key])
+      ($0.message, $0.values[LogMetadataKey.url] ?? "", $0.values[key])
     }
   }
 
   @Test func aRequestSentOnceLogsResendCountZeroAndTheSentRecordHasNone() async throws {
-    let log = ResendLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(transport: .custom(makeTransport()), logger: log.makeLogger())
     #expect(try await networking.request(Probe(.get("boards"))).value.statusCode == 200)
     let records = log.all
     #expect(records.map(\.message) == ["request sent", "response received"])
-    #expect(records.map { $0.metadata[Self.key] } == [nil, "0"])
+    #expect(records.map { $0.values[Self.key] } == [nil, "0"])
   }
 
   @Test func aRetryAfterA401AndARefreshLogsOneFinalRecordWithResendCountOne() async throws {
-    let log = ResendLog()
+    let log = LogCapture()
     let transport = Self.makeGuardedTransport()
     let networking = Networking<Probe>(transport: .custom(transport), logger: log.makeLogger())
     networking.authenticate(bearerToken: "stale") { "fresh" }
@@ -83,7 +49,7 @@ private final class ResendLog: Sendable {
     let records = Self.finalRecords(log)
     #expect(records.map(\.message) == ["response received"])
     #expect(records.map(\.resends) == ["1"])
-    #expect(log.all.last?.metadata[LogMetadataKey.status] == "200")
+    #expect(log.all.last?.values[LogMetadataKey.status] == "200")
 
     // The token is fresh now: the next request is sent once.
     #expect(try await networking.request(Probe(.get("item/2"))).value.statusCode == 200)
@@ -91,21 +57,21 @@ private final class ResendLog: Sendable {
   }
 
   @Test func aRetryThatFailsLogsRequestFailedWithResendCountOneAndTheNetworkingKeepsWorking() async throws {
-    let log = ResendLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(transport: .custom(Self.makeGuardedTransport()), logger: log.makeLogger())
     networking.authenticate(bearerToken: "stale") { "fresh" }
     let error = await networkError(networking.request(Probe(.get("broken/1"))))
     #expect((error?.underlyingError as? TransportError)?.code == .connectionRefused)
     #expect(Self.finalRecords(log).map(\.message) == ["request failed"])
     #expect(Self.finalRecords(log).map(\.resends) == ["1"])
-    #expect(log.all.last?.metadata[LogMetadataKey.errorCode] != nil)
+    #expect(log.all.last?.values[LogMetadataKey.errorCode] != nil)
 
     #expect(try await networking.request(Probe(.get("item/1"))).value.statusCode == 200)
     #expect(Self.finalRecords(log).map(\.resends) == ["1", "0"])
   }
 
   @Test func aRefreshThatFailsLogsRequestFailedWithResendCountZero() async throws {
-    let log = ResendLog()
+    let log = LogCapture()
     let networking = Networking<Probe>(transport: .custom(Self.makeGuardedTransport()), logger: log.makeLogger())
     networking.authenticate(bearerToken: "stale") { throw RefreshFailure() }
     let error = await networkError(networking.request(Probe(.get("item/1"))))
@@ -118,7 +84,7 @@ private final class ResendLog: Sendable {
   }
 
   @Test func concurrentRequestsCountTheirOwnResends() async throws {
-    let log = ResendLog()
+    let log = LogCapture()
     let transport = Self.makeGuardedTransport()
     let networking = Networking<Probe>(transport: .custom(transport), logger: log.makeLogger())
     networking.authenticate(bearerToken: "stale") {

@@ -1,36 +1,6 @@
 import Malibu
-import Synchronization
+import MalibuTestSupport
 import Testing
-
-/// Collects the text of every record written through the loggers it makes.
-private final class LogText: Sendable {
-  private let lines = Mutex<[String]>([])
-
-  func makeLogger() -> Logger {
-    var logger = Logger(label: "malibu-secrets-test") { _ in Handler(sink: self) }
-    logger.logLevel = .trace
-    return logger
-  }
-
-  func append(_ line: String) { lines.withLock { $0.append(line) } }
-  var all: [String] { lines.withLock { $0 } }
-
-  private struct Handler: LogHandler {
-    let sink: LogText
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-      get { metadata[key] }
-      set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-      let metadata = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-      sink.append("\(event.level) \(event.message) \(metadata)")
-    }
-  }
-}
 
 /// A header value refused for CR, LF or NUL is typically a credential read from a file with its trailing newline:
 /// the error names the field, never the value, and nothing logged at any level quotes it.
@@ -46,7 +16,7 @@ private final class LogText: Sendable {
   func aRefusedValueNeverAppearsInTheErrorOrTheLog(name: String, value: String) async throws {
     let transport = makeTransport()
     let networking = Networking<Probe>(transport: .custom(transport))
-    let log = LogText()
+    let log = LogCapture()
     networking.logger = NetworkLogger(level: .verbose, logger: log.makeLogger())
 
     let error = try #require(await networkError(networking.request(Probe(.get("boards", headers: [name: value])))))
@@ -57,11 +27,11 @@ private final class LogText: Sendable {
     #expect(!String(reflecting: error).contains(Self.token))
     #expect(transport.recordedRequests.isEmpty)
     #expect(!log.all.isEmpty, "the refusal is logged")
-    #expect(log.all.allSatisfy { !$0.contains(Self.token) }, "\(log.all)")
+    #expect(log.all.allSatisfy { !$0.fullText.contains(Self.token) }, "\(log.all)")
 
     // The same networking then serves a good request, and the secret still appears nowhere.
     _ = try await networking.request(Probe(.get("boards", headers: [name: "Bearer fine"]))).value
     #expect(transport.recordedRequests.count == 1)
-    #expect(log.all.allSatisfy { !$0.contains(Self.token) })
+    #expect(log.all.allSatisfy { !$0.fullText.contains(Self.token) })
   }
 }
