@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import MalibuTransport
-import Synchronization
 
 /// A request on its way from the caller to the loop thread: everything the loop needs to run it, and the
 /// continuation that the caller waits on.
@@ -75,23 +74,4 @@ extension TransportError {
   }
 
   static let shutDown = TransportError(code: .cancelled, message: "the CurlTransport has been shut down")
-}
-
-/// Makes the hand-over of a result from the loop thread to the caller visible to ThreadSanitizer.
-///
-/// Resuming a continuation does order the loop's writes before the caller's reads, but the runtime does not tell
-/// ThreadSanitizer so, which then reports the fields of the response as racing. A release before every resume and an
-/// acquire after every await state that order explicitly; on x86-64 they cost a locked add and a plain load.
-enum HandOff {
-  private static let counter = Atomic<UInt64>(0)
-
-  /// On the loop thread, before resuming a caller.
-  static func release() {
-    counter.add(1, ordering: .releasing)
-  }
-
-  /// On the caller's side, after its continuation was resumed.
-  static func acquire() {
-    _ = counter.load(ordering: .acquiring)
-  }
 }
