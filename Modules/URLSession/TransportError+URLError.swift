@@ -23,7 +23,8 @@ extension TransportError {
     if nsError.code == URLError.Code.unknown.rawValue && text.lowercased() == "out of memory" {
       self.init(
         code: .protocolError,
-        message: "the response head is larger than libcurl accepts (100 KiB) (URLError -1)",
+        message:
+          "the response head is larger than libcurl accepts (100 KiB), which libcurl reports as \"\(text)\" (URLError -1)",
         underlyingError: error
       )
       return

@@ -120,6 +120,20 @@ extension URLSessionTransportTests {
       ),
       Mapping(code: NSURLErrorUnknown, text: "SSL certificate problem: self-signed certificate", expected: .tls),
       Mapping(code: NSURLErrorUnknown, text: "something new", expected: .other),
+      // Answers that break HTTP, as libcurl words them, and the head over libcurl's 100 KiB cap; the requests
+      // refused before sending stay invalidRequest.
+      Mapping(code: NSURLErrorUnsupportedURL, text: "Received HTTP/0.9 when not allowed", expected: .protocolError),
+      Mapping(code: NSURLErrorUnsupportedURL, text: "Unsupported HTTP version in response", expected: .protocolError),
+      Mapping(code: NSURLErrorUnsupportedURL, text: "", expected: .invalidRequest),
+      Mapping(code: NSURLErrorUnknown, text: "Invalid Content-Length: value", expected: .protocolError),
+      Mapping(
+        code: NSURLErrorUnknown,
+        text: "Illegal or missing hexadecimal sequence in chunked-encoding",
+        expected: .protocolError
+      ),
+      Mapping(code: NSURLErrorUnknown, text: "Weird server reply", expected: .protocolError),
+      Mapping(code: NSURLErrorCannotParseResponse, text: "", expected: .protocolError),
+      Mapping(code: NSURLErrorUnknown, text: "Out of memory", expected: .protocolError),
     ])
     func urlErrorsMapToTransportErrors(_ mapping: Mapping) {
       let error = NSError(

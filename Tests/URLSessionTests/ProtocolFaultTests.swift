@@ -21,38 +21,6 @@ extension URLSessionTransportTests {
       #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
     }
 
-    struct Mapping: Sendable, CustomStringConvertible {
-      var code: Int
-      var text: String
-      var expected: TransportError.Code
-      var description: String { "\(code) \(text)" }
-    }
-
-    /// What FoundationNetworking reports for libcurl's protocol failures (URLError and libcurl's text), and the
-    /// requests it refuses before sending, which stay `invalidRequest`.
-    @Test(arguments: [
-      Mapping(code: NSURLErrorUnsupportedURL, text: "Received HTTP/0.9 when not allowed", expected: .protocolError),
-      Mapping(code: NSURLErrorUnsupportedURL, text: "Unsupported HTTP version in response", expected: .protocolError),
-      Mapping(code: NSURLErrorUnsupportedURL, text: "", expected: .invalidRequest),
-      Mapping(code: NSURLErrorUnknown, text: "Invalid Content-Length: value", expected: .protocolError),
-      Mapping(
-        code: NSURLErrorUnknown,
-        text: "Illegal or missing hexadecimal sequence in chunked-encoding",
-        expected: .protocolError
-      ),
-      Mapping(code: NSURLErrorUnknown, text: "Weird server reply", expected: .protocolError),
-      Mapping(code: NSURLErrorCannotParseResponse, text: "", expected: .protocolError),
-      Mapping(code: NSURLErrorBadURL, text: "", expected: .invalidRequest),
-    ])
-    func protocolFailuresMapToProtocolError(_ mapping: Mapping) {
-      let error = NSError(
-        domain: NSURLErrorDomain,
-        code: mapping.code,
-        userInfo: [NSLocalizedDescriptionKey: mapping.text]
-      )
-      #expect(TransportError(urlSessionError: error).code == mapping.expected)
-    }
-
     @Test(arguments: [("/continue", "after hints"), ("/continue-100", "after continue")])
     func interimHeadsAreSkipped(path: String, body: String) async throws {
       let fixture = try Fixture()
