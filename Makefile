@@ -56,14 +56,27 @@ unit:
 	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
 
 # The whole suite under a sanitizer ($(1): thread or address), in a build folder of its own ($(2)), run as `unit`
-# runs it, with the sanitizer's options ($(3)) and leaving out the tests named by $(4), if any. A sanitizer's report
-# sets the test process's exit status, so any report fails the target.
+# runs it, with the sanitizer's options ($(3), for TSAN_OPTIONS or ASAN_OPTIONS) and leaving out the tests named by
+# $(4), if any. A sanitizer's report sets the test process's exit status, so any report fails the target. Reports are
+# written to $(2)/reports (`log_path`) and printed after the run, so that they are the last thing a CI log shows.
 define sanitized-suite
 	$(SWIFT) build --build-tests --sanitize=$(1) --scratch-path $(2)
-	$(3) $(SWIFT) test --skip-build --sanitize=$(1) --scratch-path $(2) --skip '$(SERIAL_TESTS)$(if $(4),|$(4))'
-	$(3) $(SWIFT) test --skip-build --sanitize=$(1) --scratch-path $(2) --no-parallel --filter '$(SERIAL_TESTS)' \
-	  $(if $(4),--skip '$(4)')
+	@rm -rf $(2)/reports && mkdir -p $(2)/reports
+	$(call sanitized-run,$(1),$(2),$(3),--skip '$(SERIAL_TESTS)$(if $(4),|$(4))')
+	$(call sanitized-run,$(1),$(2),$(3),--no-parallel --filter '$(SERIAL_TESTS)' $(if $(4),--skip '$(4)'))
 endef
+
+# One `swift test` run of sanitized-suite ($(4): its filter), its reports printed at the end when it fails.
+define sanitized-run
+	@echo "$(SANITIZER_OPTIONS_$(1))=$(if $(3),$(3):)log_path=$(2)/reports/report $(SWIFT) test --skip-build \
+	  --sanitize=$(1) --scratch-path $(2) $(4)"
+	@$(SANITIZER_OPTIONS_$(1))=$(if $(3),$(3):)log_path=$(abspath $(2))/reports/report $(SWIFT) test --skip-build --sanitize=$(1) \
+	  --scratch-path $(2) $(4); status=$$?; \
+	  for report in $(2)/reports/report.*; do [ -f "$$report" ] && { echo "== $$report"; cat "$$report"; }; done; \
+	  exit $$status
+endef
+SANITIZER_OPTIONS_thread  := TSAN_OPTIONS
+SANITIZER_OPTIONS_address := ASAN_OPTIONS
 
 ## tsan: every unit and integration test under ThreadSanitizer (part of `make test`)
 tsan: setup setup-servers
@@ -76,7 +89,7 @@ tsan: setup setup-servers
 ## `make test` only: ASan's redzones and quarantine (kept at 8 MiB here) add to every allocation.
 ASAN_SKIP := LargeTransferTests|largeFileUploadKeepsMemoryFlat
 sanitize: setup setup-servers
-	$(call sanitized-suite,address,$(ASAN_SCRATCH),ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=8,$(ASAN_SKIP))
+	$(call sanitized-suite,address,$(ASAN_SCRATCH),detect_leaks=0:quarantine_size_mb=8,$(ASAN_SKIP))
 
 ## lint: swift format lint --strict over the whole tree
 lint:
