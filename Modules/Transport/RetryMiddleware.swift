@@ -25,8 +25,15 @@ public import HTTPTypes
 ///   carries the same head. With `TokenRefreshMiddleware` (MalibuAuth) above it, a `401` is not the retry policy's
 ///   (it is not among its statuses): it goes up to the token refresh, whose one retry comes back down as a new
 ///   request with a budget of its own, so a refresh never uses up retries, a retry never triggers a refresh, and
-///   each send is counted once. Use one `RetryMiddleware` per chain: two would multiply the attempts.
+///   each send is counted once.
+/// - **One per request.** A `RetryMiddleware` below another one that is retrying the same request passes it
+///   through, so a transport wrapped in one and handed to a `Networking` (whose chain has its own) does not multiply
+///   the attempts. (Tasks started below a retrying `RetryMiddleware` inherit this, so a token refresh placed below
+///   it would send its own request without retries: place the refresh above it, as said.)
 public struct RetryMiddleware: Middleware {
+  /// Whether a `RetryMiddleware` above is retrying the request being sent (bound around its calls to `next`).
+  @TaskLocal private static var isRetrying = false
+
   private let random: @Sendable () -> Double
   private let sleep: @Sendable (Duration) async throws -> Void
   private let now: @Sendable () -> Date
@@ -71,9 +78,24 @@ public struct RetryMiddleware: Middleware {
     next: Next
   ) async throws -> TransportResponse {
     let policy = options.retry
-    guard policy.maxAttempts > 1, policy.methods.contains(request.method), body?.isRepeatable ?? true else {
+    guard policy.maxAttempts > 1, policy.methods.contains(request.method), body?.isRepeatable ?? true,
+      !Self.isRetrying
+    else {
       return try await next(request, body, options)
     }
+    return try await Self.$isRetrying.withValue(true) {
+      try await retry(request, body: body, options: options, policy: policy, next: next)
+    }
+  }
+
+  /// Sends the request until the policy's state machine says to deliver.
+  private func retry(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    policy: RetryPolicy,
+    next: Next
+  ) async throws -> TransportResponse {
     var state = StateMachine(policy: policy)
     while true {
       let wait: Duration

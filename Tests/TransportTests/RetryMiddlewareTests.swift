@@ -431,6 +431,42 @@ struct RetryMiddlewareTests {
     #expect(sleeper.waits.isEmpty)
   }
 
+  @Test func aRetryMiddlewareBelowARetryingOneDoesNotMultiplyTheAttempts() async throws {
+    let transport = ScriptedTransport(Array(repeating: .status(.serviceUnavailable), count: 20))
+    let outer = SleepRecorder()
+    let inner = SleepRecorder()
+    let attempts = TransferAttempts()
+    let response = try await TransferAttempts.$current.withValue(attempts) {
+      try await transport.with(middleware: [.scripted(sleeper: outer), RetryMiddleware.scripted(sleeper: inner)])
+        .send(.retryTest(), body: nil, options: .retrying(.default))
+    }
+    #expect(response.head.status == .serviceUnavailable)
+    #expect(transport.requests.count == 3)
+    #expect(attempts.resendCount == 2)
+    #expect(outer.waits.count == 2)
+    #expect(inner.waits.isEmpty)
+    // Each request starts afresh: the next one is retried again.
+    let next = try await transport.with(middleware: [RetryMiddleware.scripted(sleeper: inner)])
+      .send(.retryTest(), body: nil, options: .retrying(.default))
+    #expect(next.head.status == .serviceUnavailable)
+    #expect(transport.requests.count == 6)
+    #expect(inner.waits.count == 2)
+  }
+
+  @Test func theStateMachineCountsAttemptsAndStopsAtTheLast() {
+    var state = RetryMiddleware.StateMachine(policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1)))
+    #expect(state.attempts == 1)
+    let busy = HTTPResponse(status: .serviceUnavailable, headerFields: [.retryAfter: "2"])
+    #expect(state.next(after: .response(busy), now: retryTestNow, random: { 1 }) == .retry(after: .seconds(2)))
+    #expect(state.attempts == 2)
+    let reset = TransportError(code: .connectionReset, message: "reset")
+    #expect(state.next(after: .failure(reset), now: retryTestNow, random: { 0.5 }) == .retry(after: .seconds(1)))
+    #expect(state.attempts == 3)
+    #expect(state.next(after: .failure(reset), now: retryTestNow, random: { 1 }) == .deliver)
+    #expect(state.next(after: .response(busy), now: retryTestNow, random: { 1 }) == .deliver)
+    #expect(state.attempts == 3)
+  }
+
   @Test func policiesAreHashable() {
     #expect(RetryPolicy.default == RetryPolicy())
     #expect(RetryPolicy.none != RetryPolicy.default)
