@@ -47,6 +47,24 @@ struct RetryTests {
   }
 
   @Test(arguments: Backend.allCases)
+  func a429WithAnHTTPDateInThePastIsRetried(_ backend: Backend) async throws {
+    let server = try TestServer()
+    let date = "Sun, 06 Nov 1994 08:49:37 GMT".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    let waits = Locked<[Duration]>([])
+    let retry = RetryMiddleware(
+      random: { 1 },
+      sleep: { duration in waits.withLock { $0.append(duration) } },
+      now: { Date() }
+    )
+    let url = server.url("/flaky?fail=1&status=429&retry-after=\(date)")
+    let exchange = try await exchange(backend, url, retry: retry)
+    #expect(exchange.status == 200)
+    #expect(flakyCount(server) == 2)
+    // The date was read (a backoff would have waited): a date in the past means at once.
+    #expect(waits.withLock { $0 }.isEmpty)
+  }
+
+  @Test(arguments: Backend.allCases)
   func withoutAPolicyA503ReachesTheServerOnce(_ backend: Backend) async throws {
     let server = try TestServer()
     let exchange = try await exchange(backend, server.url("/flaky?fail=2&retry-after=0"), policy: .none)
