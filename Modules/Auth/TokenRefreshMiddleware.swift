@@ -94,7 +94,7 @@ public final class TokenRefreshMiddleware: Middleware {
       _ = try await freshToken(replacing: used)
       return response
     }
-    await Self.release(response.body)
+    await response.body.discard()
     let fresh = try await freshToken(replacing: used)
     TransferAttempts.current?.recordResend()
     return try await next(try Self.authorized(request, with: fresh), body, options)
@@ -151,16 +151,6 @@ public final class TokenRefreshMiddleware: Middleware {
     var request = request
     request.headerFields[.authorization] = value
     return request
-  }
-
-  /// Frees the connection of a response that is not returned: a small body of known length is read to the end,
-  /// anything else is cancelled.
-  private static func release(_ body: ResponseBody) async {
-    if let length = body.expectedLength, length <= 16 << 10 {
-      _ = try? await body.collect(upTo: 16 << 10)
-    } else {
-      body.cancel()
-    }
   }
 
   private static func cancelledWhileWaiting() -> NetworkError {

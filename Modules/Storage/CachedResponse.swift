@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import MalibuTransport
 
 /// A response kept by the ``HTTPCache``: the head of a `200 OK` to a `GET`, its whole body, and what RFC 9111 §4.2
 /// needs to tell its age.

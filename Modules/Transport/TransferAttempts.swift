@@ -4,9 +4,10 @@
 ///
 /// ``current`` is a task-local counter: a counting middleware (MalibuLogging's `LoggingMiddleware`) binds a fresh
 /// one around its call to the rest of the chain, and every middleware below it that sends the request again — token
-/// refresh retrying after a 401 today, a retry step tomorrow — calls `TransferAttempts.current?.recordResend()` before
-/// each extra send. When nothing counts, ``current`` is `nil` and nothing is recorded.
-/// Each request gets a counter of its own, so concurrent requests never share one.
+/// refresh retrying after a 401 (MalibuAuth), ``RetryMiddleware`` after a passing failure — calls
+/// `TransferAttempts.current?.recordResend()` before each extra send, and only the middleware that makes a send
+/// counts it, so one send is never counted twice however those middleware nest. When nothing counts, ``current`` is
+/// `nil` and nothing is recorded. Each request gets a counter of its own, so concurrent requests never share one.
 ///
 /// ```swift
 /// let attempts = TransferAttempts()

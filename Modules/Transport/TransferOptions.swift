@@ -1,10 +1,10 @@
 public import HTTPTypes
 
-/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress and request compression.
+/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress, request compression and retries.
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
 /// to 10 redirects, gzip and deflate decoded up to 256 MiB and at most 1000 times their encoded size, certificates
-/// verified.
+/// verified, no retry.
 ///
 /// ```swift
 /// var options = TransferOptions()
@@ -12,6 +12,7 @@ public import HTTPTypes
 /// options.redirects = .follow(max: 3)
 /// options.decompression = .enabled(limit: 100 << 20)
 /// options.progress = { progress in print(progress.downloaded, progress.downloadTotal ?? -1) }
+/// options.retry = .default
 /// ```
 public struct TransferOptions: Sendable {
   /// The timeouts, by kind.
@@ -26,6 +27,14 @@ public struct TransferOptions: Sendable {
   public var progress: (@Sendable (TransferProgress) -> Void)?
   /// Whether the request body is sent gzip-compressed (`Content-Encoding: gzip`).
   public var requestCompression: RequestCompression
+  /// When a failed attempt is sent again; read by ``RetryMiddleware``, which must be in the chain (a transport alone
+  /// sends once whatever this says).
+  ///
+  /// ``RetryPolicy/none`` by default: a retry sends a request the caller sent once several times, adds waits
+  /// to its latency and load to a server that is already failing, so it is the application's choice, as with
+  /// URLSession, Alamofire or async-http-client; a mock or a test sees exactly the requests it scripted.
+  /// ``RetryPolicy/default`` is one assignment away.
+  public var retry: RetryPolicy
 
   /// Creates options; every argument has the default described on the type.
   /// - Parameters:
@@ -35,13 +44,15 @@ public struct TransferOptions: Sendable {
   ///   - tls: TLS settings.
   ///   - progress: A progress handler.
   ///   - requestCompression: Request body compression.
+  ///   - retry: The retry policy; none by default.
   public init(
     timeouts: Timeouts = Timeouts(),
     redirects: RedirectPolicy = .follow(max: 10),
     decompression: Decompression = .enabled(limit: Decompression.defaultLimit),
     tls: TLSOptions = TLSOptions(),
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    requestCompression: RequestCompression = .none
+    requestCompression: RequestCompression = .none,
+    retry: RetryPolicy = .none
   ) {
     self.timeouts = timeouts
     self.redirects = redirects
@@ -49,6 +60,7 @@ public struct TransferOptions: Sendable {
     self.tls = tls
     self.progress = progress
     self.requestCompression = requestCompression
+    self.retry = retry
   }
 }
 

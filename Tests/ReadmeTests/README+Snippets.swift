@@ -366,9 +366,27 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:514, "Using single modules".
+/// README.md:510, "Retries".
+func readmeRetries() async throws {
+  #sourceLocation(file:"README.md",line:511)
+  networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
+  networking.transferOptions.retry.maxAttempts = 5
+  networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
+  networking.transferOptions.retry.methods.insert(.post)  // only when the server recognises a repeated POST
+
+  // A transport alone: RetryMiddleware, innermost, reads each request's TransferOptions.retry.
+  let transport = CurlTransport().with(middleware: [RetryMiddleware()])
+  var options = TransferOptions()
+  options.retry = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(200), maxDelay: .seconds(5))
+  let url = URL(string: "http://127.0.0.1:8080/api/boards")!
+  let (head, data, _) = try await transport.data(for: HTTPRequest(method: .get, url: url), options: options)
+  #sourceLocation()
+  _ = (transport, options, url, head, data)
+}
+
+/// README.md:545, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:517)
+  #sourceLocation(file:"README.md",line:548)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -377,9 +395,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:525, "Using single modules".
+/// README.md:556, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:536)
+  #sourceLocation(file:"README.md",line:567)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -399,9 +417,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:607, "Transports".
+/// README.md:638, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:608)
+  #sourceLocation(file:"README.md",line:639)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -73,6 +73,9 @@ extension Connection {
   /// - `/reset-reused[size]`: on a fresh connection, the request body echoed (or `size` pattern bytes), the connection
   ///   kept; any later request on that connection is read whole and answered with a reset (RST), no response.
   /// - `/gzip-bomb[mib]`: ``gzipBomb(mib:)`` (1024 unless given), `Content-Encoding: gzip`.
+  /// - `/flaky[fail, status, retry-after, reset]`: the first `fail` requests to `/flaky` on this server (1 unless
+  ///   given) fail, with `status` (503) and, when given, `Retry-After: <retry-after>`, or with `reset` by a reset
+  ///   (RST) before any answer; later ones get `200 ok`.
   func respond(to request: RecordedRequest) -> Bool {
     let components = URLComponents(string: request.target)
     let path = components?.path ?? request.target
@@ -177,6 +180,17 @@ extension Connection {
         return false
       }
       return send(200, [], request.bodyLength > 0 ? request.body : pattern(size))
+    case "/flaky":
+      let failures = query["fail"].flatMap { Int($0) } ?? 1
+      guard server.requests.filter({ $0.path == "/flaky" }).count <= failures else {
+        return send(200, [], Data("ok".utf8))
+      }
+      if query["reset"] != nil {
+        resetOnClose()
+        return false
+      }
+      let retryAfter = query["retry-after"].map { [("Retry-After", $0)] } ?? []
+      return send(query["status"].flatMap { Int($0) } ?? 503, retryAfter, Data("try again".utf8))
     case "/gzip-bomb":
       return send(200, [("Content-Encoding", "gzip")], gzipBomb(mib: query["mib"].flatMap { Int($0) } ?? 1024))
     default:

@@ -1,12 +1,17 @@
-import Foundation
+package import Foundation
 
 /// Parses the three HTTP-date forms of RFC 9110 §5.6.7 (`Sun, 06 Nov 1994 08:49:37 GMT`, the obsolete
 /// `Sunday, 06-Nov-94 08:49:37 GMT` and asctime's `Sun Nov  6 08:49:37 1994`) without a formatter, so that it is
 /// cheap and safe from any thread. Anything else (`0`, `-1`, an empty value) is `nil`.
-enum HTTPDate {
+///
+/// The one parser of the package: the cache reads `Date` and `Expires` with it, the retry step `Retry-After`.
+package enum HTTPDate {
   private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
-  static func parse(_ text: String) -> Date? {
+  /// The instant an HTTP-date names.
+  /// - Parameter text: A field value.
+  /// - Returns: The date, or `nil` when `text` is none of the three forms.
+  package static func parse(_ text: String) -> Date? {
     let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
     switch words.count {
     case 6 where words[5] == "GMT":  // Sun, 06 Nov 1994 08:49:37 GMT
