@@ -22,11 +22,15 @@ public import MalibuTransport
 ///
 /// Every request, mocked or real, travels one path: the mode's queue → `endpoint.request` → ``beforeEach`` → the
 /// ``middleware`` gate → encoding (parameters into the query or a body, by content type) → header fields →
-/// ``preProcessRequest`` → logging, authentication and cache middleware (``cache``; each one left out when it would
-/// only pass the request on) → the transport (or the
-/// endpoint's mock) → ``NetworkPromise``. A request with `storePolicy: .offline` that fails because the host cannot
-/// be reached is saved in ``offlineStore`` for ``replay()``. Each setting can be changed at any time from any thread; a request uses the values current
-/// when it reaches the step that reads them.
+/// ``preProcessRequest`` → the middleware chain: logging, authentication, the cache (``cache``) and the offline store
+/// (a request with `storePolicy: .offline` that fails because the host cannot be reached is saved in
+/// ``offlineStore`` for ``replay()``) → the transport (or the endpoint's mock) → ``NetworkPromise``.
+///
+/// The chain is composed when a setting it is made from changes (``logger``, the `authenticate` methods), not per
+/// request: a step with nothing to do is left out then (no credentials, no authentication step), and a request takes
+/// the logging, offline-store and cache-refusal steps only when its logger's level, its `storePolicy` or its
+/// `cachePolicy` call for them. Each setting can be changed at any time from any thread; a request uses the values
+/// current when it reaches the step that reads them.
 ///
 /// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
 /// without case): `DefaultHeaders` < the body's `Content-Type` < ``headers`` < `R.headers` < the request's own
@@ -59,7 +63,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public let offlineStore: OfflineRequestStore
 
   let authentication: AuthenticationMiddleware
-  let settings = Locked(Settings())
+  let settings: Locked<Settings>
   private let limiter: RequestLimiter
   let flights = Locked(Flights())
 
@@ -95,11 +99,20 @@ public final class Networking<R: RequestConvertible>: Sendable {
     self.offlineStore = offlineStore ?? DefaultOfflineStore.store
     limiter = RequestLimiter(limit: mode.concurrencyLimit)
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
-    if let logger {
-      settings.withLock {
-        $0.logger = NetworkLogger(level: .info, logger: logger, redactor: NetworkLogger.shared.redactor)
-      }
-    }
+    let networkLogger =
+      logger.map { NetworkLogger(level: .info, logger: $0, redactor: NetworkLogger.shared.redactor) }
+      ?? NetworkLogger.shared
+    settings = Locked(
+      Settings(
+        logger: networkLogger,
+        chain: NetworkingChain(
+          logger: networkLogger,
+          authentication: nil,
+          cache: cache,
+          offlineStore: self.offlineStore
+        )
+      )
+    )
   }
 
   /// Changes every request once it leaves the mode's queue, before the middleware gate and encoding.
@@ -162,7 +175,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// when the networking was created with a swift-log `Logger`.
   public var logger: NetworkLogger {
     get { settings.withLock { $0.logger } }
-    set { settings.withLock { $0.logger = newValue } }
+    set {
+      settings.withLock { settings in
+        settings.logger = newValue
+        rebuildChain(&settings)
+      }
+    }
   }
 
   /// Sends the request of an endpoint.
@@ -284,12 +302,18 @@ public final class Networking<R: RequestConvertible>: Sendable {
   private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, logger: NetworkLogger?) async throws -> Response {
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
+    let (request, base) = resolve(endpoint)
+    return try await collect(request, through: base, storingOffline: true, logger: logger)
+  }
+
+  /// The endpoint's request after ``beforeEach``, and the transport under the chain for it: the mock provider's
+  /// answer for the endpoint, else ``transport``.
+  func resolve(_ endpoint: R) -> (request: Request, transport: any Transport) {
     var request = endpoint.request
     if let beforeEach = settings.withLock({ $0.beforeEach }) {
       request = beforeEach(request)
     }
-    let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
-    return try await send(request, through: base, storingOffline: true, logger: logger)
+    return (request, mockProvider?.transport(for: endpoint) ?? transport)
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
@@ -297,18 +321,68 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let ticket = limiter.reserve()
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    return try await send(request, through: transport, storingOffline: false, logger: nil)
+    return try await collect(request, through: transport, storingOffline: false, logger: nil)
   }
 
-  /// A request after `beforeEach`: the middleware gate, encoding, `preProcessRequest`, the middleware chain and
-  /// the transport. With `storingOffline`, an `.offline` request the host could not be reached for is saved; a
-  /// `logger` replaces the networking's for this request.
-  private func send(
+  /// A request after `beforeEach`, through ``exchange(_:through:storingOffline:logger:_:)``, its body collected
+  /// into a `Response` (with the transport's one-hop `data(for:body:options:upTo:)`).
+  private func collect(
     _ request: Request,
     through base: any Transport,
     storingOffline: Bool,
     logger: NetworkLogger?
   ) async throws -> Response {
+    try await exchange(request, through: base, storingOffline: storingOffline, logger: logger) { outgoing in
+      let (head, data, url) = try await outgoing.transport.data(
+        for: outgoing.head,
+        body: outgoing.body,
+        options: outgoing.options,
+        upTo: outgoing.settings.maximumResponseSize
+      )
+      return Response(
+        data: data,
+        status: head.status,
+        headers: head.headerFields,
+        request: outgoing.head,
+        url: url,
+        failureLogger: outgoing.settings.logger
+      )
+    }
+  }
+
+  /// The seam every way of receiving a response is built on: a request after `beforeEach` (see ``resolve(_:)``)
+  /// through the middleware gate, encoding, `preProcessRequest` and the middleware chain over `base`, returning the
+  /// response head with its body still to be read (collected, streamed or written to a file by the caller).
+  /// - Parameters:
+  ///   - request: The request, after `beforeEach`.
+  ///   - base: The transport under the chain (``resolve(_:)``'s).
+  ///   - storingOffline: Whether an `.offline` request the host could not be reached for is saved (not on replay).
+  ///   - logger: Replaces the networking's logger for this request.
+  /// - Returns: The response, with the request as it was handed to the chain and the settings it was sent with.
+  /// - Throws: `NetworkError` for a request that cannot be built or is refused at the gate; whatever the chain
+  ///   and transport throw (wrap it with `NetworkError.wrapping(_:)`).
+  func open(
+    _ request: Request,
+    through base: any Transport,
+    storingOffline: Bool = true,
+    logger: NetworkLogger? = nil
+  ) async throws -> OpenedExchange {
+    try await exchange(request, through: base, storingOffline: storingOffline, logger: logger) { outgoing in
+      let response = try await outgoing.transport.send(outgoing.head, body: outgoing.body, options: outgoing.options)
+      return OpenedExchange(response: response, request: outgoing.head, settings: outgoing.settings)
+    }
+  }
+
+  /// What ``open(_:through:storingOffline:logger:)`` and the collect path share: the middleware gate, encoding,
+  /// `preProcessRequest` and the choice of the chain's steps; then `transfer` makes the call on the chain, inside the
+  /// request's `SourceRequest` when a step reads it.
+  private func exchange<Result: Sendable>(
+    _ request: Request,
+    through base: any Transport,
+    storingOffline: Bool,
+    logger: NetworkLogger?,
+    _ transfer: (Outgoing) async throws -> Result
+  ) async throws -> Result {
     var settings = self.settings.withLock { $0 }
     if let logger { settings.logger = logger }
     if let middleware = settings.middleware {
@@ -327,52 +401,28 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let preProcessRequest = settings.preProcessRequest {
       prepared.head = preProcessRequest(prepared.head)
     }
-    let chain = middlewareChain(over: base, for: prepared.head, cachePolicy: request.cachePolicy, settings: settings)
+    var needs: NetworkingChain.Needs = []
+    if settings.logger.level != .none { needs.insert(.logging) }
+    if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
+    if !settings.chain.hasCache,
+      (request.method == .get && request.cachePolicy == .returnCacheDataDontLoad)
+        || prepared.head.headerFields.contains(CacheMiddleware.policyHeader)
+    {
+      needs.insert(.cacheGate)
+    }
+    let steps = settings.chain.steps(for: needs, logger: logger)
+    let outgoing = Outgoing(
+      head: prepared.head,
+      body: prepared.body,
+      options: settings.transferOptions,
+      settings: settings,
+      transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
+    )
     try Task.checkCancellation()
-    do {
-      let (head, data, url) = try await chain.data(
-        for: prepared.head,
-        body: prepared.body,
-        options: settings.transferOptions,
-        upTo: settings.maximumResponseSize
-      )
-      return Response(
-        data: data,
-        status: head.status,
-        headers: head.headerFields,
-        request: prepared.head,
-        url: url,
-        failureLogger: settings.logger
-      )
-    } catch {
-      if storingOffline, request.storePolicy == .offline, Self.isHostUnreachable(error) {
-        storeOffline(request, logger: settings.logger)
-      }
-      throw error
+    guard settings.chain.readsSourceRequest(needs) else { return try await transfer(outgoing) }
+    return try await SourceRequest.$current.withValue(SourceRequest(request, baseUrl: R.baseUrl)) {
+      try await transfer(outgoing)
     }
-  }
-
-  /// The transport with the logging, authentication and cache middleware in front, leaving out each one that says it
-  /// would only pass this request on (`Middleware.passesThrough(_:)`: logging at level `none`, no authorization, a
-  /// `GET` that ignores the cache), so that a plain request pays for no layer it does not use.
-  private func middlewareChain(
-    over base: any Transport,
-    for head: HTTPRequest,
-    cachePolicy: CachePolicy,
-    settings: Settings
-  ) -> any Transport {
-    var middleware: [any Middleware] = []
-    func include(_ step: some Middleware) {  // generic: a step left out is never boxed
-      if !step.passesThrough(head) { middleware.append(step) }
-    }
-    include(LoggingMiddleware(logger: settings.logger))
-    include(authenticationMiddleware(in: settings))
-    if let cache {
-      include(CacheMiddleware(cache: cache, policy: cachePolicy))
-    } else {
-      include(CacheMiddleware.Uncached(policy: cachePolicy))
-    }
-    return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
   }
 
   /// Waits for the middleware to resolve or reject its promise.
@@ -397,6 +447,32 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 }
 
+/// A request ready for the chain: what ``Networking/open(_:through:storingOffline:logger:)`` and the collect path
+/// hand to the transport.
+struct Outgoing: Sendable {
+  /// The head, after `preProcessRequest`.
+  var head: HTTPRequest
+  /// The body, if any.
+  var body: RequestBody?
+  /// The transfer options of this request.
+  var options: TransferOptions
+  /// The settings the request was sent with (its logger and response-size limit).
+  var settings: NetworkingSettings
+  /// The chain's steps for this request over its transport (the transport alone when no step applies).
+  var transport: any Transport
+}
+
+/// What ``Networking/open(_:through:storingOffline:logger:)`` returns: the response with its body unread, the request
+/// as it was handed to the chain, and the settings it was sent with.
+struct OpenedExchange: Sendable {
+  /// The response head, final URL and body, to collect, stream or write to a file.
+  var response: TransportResponse
+  /// The request head as it was handed to the chain (after `preProcessRequest`).
+  var request: HTTPRequest
+  /// The settings the request was sent with (its logger and response-size limit).
+  var settings: NetworkingSettings
+}
+
 /// The settings of a `Networking`, read by each request.
 struct NetworkingSettings: Sendable {
   var beforeEach: (@Sendable (Request) -> Request)?
@@ -405,9 +481,16 @@ struct NetworkingSettings: Sendable {
   var headers: [String: String] = [:]
   var transferOptions = TransferOptions()
   var maximumResponseSize = 256 * 1024 * 1024
-  var logger = NetworkLogger.shared
+  var logger: NetworkLogger
   /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
   var tokenRefresh: TokenRefreshMiddleware?
+  /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
+  var chain: NetworkingChain
+
+  init(logger: NetworkLogger, chain: NetworkingChain) {
+    self.logger = logger
+    self.chain = chain
+  }
 }
 
 /// Something of a networking's that has not finished (a request or a replay): its promise and the task settling it.
