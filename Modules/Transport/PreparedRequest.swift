@@ -20,6 +20,14 @@ public import MalibuEncoding
 /// without case): `DefaultHeaders` < the body's `Content-Type` < each of `headerLayers`, lowest first < the request's
 /// own headers. A `multipart/…` body keeps the `Content-Type` its encoder chose, since its boundary must match the
 /// bytes. Every value is checked: CR, LF or NUL fail with `NetworkError` code `invalidHeader`.
+///
+/// Bodies, by the request's task and content type:
+/// - Parameters of a `.json` request are a JSON object. A POST, PUT or PATCH with content type `.json` and no
+///   parameters sends `{}` with `Content-Type: application/json`: the method carries a body, and a JSON API parses an
+///   empty object where an empty body would be a syntax error. A GET, HEAD or DELETE without parameters sends nothing.
+/// - An `Encodable` body (`RequestTask.encodable`) is encoded as `EncodableBody` describes: JSON by its own
+///   `JSONEncoder`, else by the `JSONParameterEncoder` registered for `.json` (or a default one); form, multipart and
+///   custom types from its fields. The request's `parameters` then go into the URL query.
 public struct PreparedRequest: Sendable {
   /// The request head: method, scheme, authority, path and header fields.
   public var head: HTTPRequest
@@ -48,7 +56,7 @@ public struct PreparedRequest: Sendable {
           + "make the resource an absolute URL"
       )
     }
-    let target = try request.buildTarget(baseUrl: baseUrl)
+    let target = try Self.urlRequest(for: request).buildTarget(baseUrl: baseUrl)
     let encoded = try Self.encodeBody(of: request, encoders: encoders)
     var fields = DefaultHeaders.fields
     if let contentType = encoded.contentType {
@@ -80,6 +88,20 @@ public struct PreparedRequest: Sendable {
     self.body = body
   }
 
+  /// The request whose URL is built: with an `Encodable` body, its parameters go into the query (and, for content
+  /// type `.query`, the body's fields before them).
+  private static func urlRequest(for request: Request) throws(NetworkError) -> Request {
+    guard case .encodable(let body) = request.task else { return request }
+    var urlRequest = request
+    if request.contentType.encodesInURL {
+      urlRequest.parameters = try body.parameters(for: .query)
+      urlRequest.parameters.merge(request.parameters) { _, parameter in parameter }
+    } else {
+      urlRequest.contentType = .query
+    }
+    return urlRequest
+  }
+
   /// Replaces the fields of `fields` named in `headers` (names compared without case).
   private static func merge(_ headers: [String: String], into fields: inout HTTPFields) throws(NetworkError) {
     guard !headers.isEmpty else { return }
@@ -98,7 +120,25 @@ public struct PreparedRequest: Sendable {
     switch request.task {
     case .data:
       guard !request.contentType.encodesInURL else { return (nil, nil) }
-      return try encodeParameters(request.parameters, as: request.contentType, encoders: encoders)
+      let encoded = try encodeParameters(request.parameters, as: request.contentType, encoders: encoders)
+      if encoded.body == nil, request.contentType == .json, methodsWithBody.contains(request.method) {
+        return (.data(Data("{}".utf8)), request.contentType.headerValue)
+      }
+      return encoded
+    case .encodable(let body):
+      if request.contentType.encodesInURL { return (nil, nil) }
+      if request.contentType == .json {
+        let data: Data
+        if let own = try body.encodedWithOwnEncoder() {
+          data = own
+        } else {
+          let json = (try? encoders.encoder(for: .json)) as? JSONParameterEncoder ?? JSONParameterEncoder()
+          data = try json.encode(body.value)
+        }
+        return (.data(data), request.contentType.headerValue)
+      }
+      let contentType = request.contentType
+      return try encodeParameters(try body.parameters(for: contentType), as: contentType, encoders: encoders)
     case .uploadMultipart:
       return try encodeParameters(request.parameters, as: .multipartFormData, encoders: encoders)
     case .uploadData(let data):
@@ -107,6 +147,9 @@ public struct PreparedRequest: Sendable {
       return (.source(try FileBody(url: file)), request.contentType.headerValue)
     }
   }
+
+  /// The methods whose JSON request without parameters sends `{}` rather than nothing.
+  private static let methodsWithBody: Set<HTTPRequest.Method> = [.post, .put, .patch]
 
   private static func encodeParameters(
     _ parameters: Parameters,
