@@ -198,7 +198,29 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// - Returns: The promise of the response; rejected with a `NetworkError`.
   @discardableResult
   public func request(_ endpoint: R) -> NetworkPromise {
-    start(endpoint, logger: nil)
+    start(endpoint, control: RequestControl())
+  }
+
+  /// Sends the request of an endpoint with transfer options of its own: `options` changes a copy of the networking's
+  /// ``transferOptions`` (after ``transferOptionsForEndpoint``) for this request alone.
+  ///
+  /// ```swift
+  /// networking.request(.fetchBoards, options: { options in
+  ///   options.timeouts.total = .seconds(5)
+  ///   options.redirects = .none
+  ///   options.progress = { progress in print(progress.downloaded) }
+  /// })
+  /// ```
+  /// The closure gets the whole `TransferOptions`, so every field (timeouts, redirects, decompression, TLS, progress,
+  /// request compression, and any added later) can be set per request. It runs when the request is encoded, after
+  /// the ``middleware`` gate.
+  /// - Parameters:
+  ///   - endpoint: The endpoint.
+  ///   - options: Changes this request's transfer options.
+  /// - Returns: The promise of the response; rejected with a `NetworkError`.
+  @discardableResult
+  public func request(_ endpoint: R, options: @escaping @Sendable (inout TransferOptions) -> Void) -> NetworkPromise {
+    start(endpoint, control: RequestControl(options: options))
   }
 
   /// Sends the request of an endpoint, logging it to `logger` rather than the networking's swift-log `Logger`.
@@ -219,11 +241,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public func request(_ endpoint: R, logger: Logger) -> NetworkPromise {
     let override = self.logger.writing(to: logger)
     if override.level < .info { override.level = .info }
-    return start(endpoint, logger: override)
+    return start(endpoint, control: RequestControl(logger: override))
   }
 
-  /// Starts a request; `logger`, when given, replaces the networking's logger for it.
-  private func start(_ endpoint: R, logger: NetworkLogger?) -> NetworkPromise {
+  /// Starts a request with what the caller set for it alone.
+  private func start(_ endpoint: R, control: RequestControl) -> NetworkPromise {
     let promise = NetworkPromise()
     let ticket = limiter.reserve()
     // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
@@ -235,11 +257,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       task = Task.immediate(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key, logger: logger)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key, control: control)
       }
     } else {
       task = Task(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key, logger: logger)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key, control: control)
       }
     }
     track(promise, task: task, under: key)
@@ -260,11 +282,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     ticket: RequestLimiter.Ticket,
     settling promise: NetworkPromise,
     flight key: Flights.Key,
-    logger: NetworkLogger?
+    control: RequestControl
   ) async {
     defer { land(key) }
     do {
-      promise.resolve(try await perform(endpoint, ticket: ticket, logger: logger))
+      promise.resolve(try await perform(endpoint, ticket: ticket, control: control))
     } catch {
       promise.reject(NetworkError.wrapping(error))
     }
@@ -299,11 +321,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// One request, from the endpoint to the response.
-  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, logger: NetworkLogger?) async throws -> Response {
+  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, control: RequestControl) async throws -> Response {
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
     let (request, base) = resolve(endpoint)
-    return try await collect(request, through: base, storingOffline: true, logger: logger)
+    return try await collect(request, of: endpoint, through: base, storingOffline: true, control: control)
   }
 
   /// The endpoint's request after ``beforeEach``, and the transport under the chain for it: the mock provider's
@@ -321,18 +343,20 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let ticket = limiter.reserve()
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    return try await collect(request, through: transport, storingOffline: false, logger: nil)
+    return try await collect(request, of: nil, through: transport, storingOffline: false, control: RequestControl())
   }
 
-  /// A request after `beforeEach`, through ``exchange(_:through:storingOffline:logger:_:)``, its body collected
+  /// A request after `beforeEach`, through ``exchange(_:of:through:storingOffline:control:_:)``, its body collected
   /// into a `Response` (with the transport's one-hop `data(for:body:options:upTo:)`).
   private func collect(
     _ request: Request,
+    of endpoint: R?,
     through base: any Transport,
     storingOffline: Bool,
-    logger: NetworkLogger?
+    control: RequestControl
   ) async throws -> Response {
-    try await exchange(request, through: base, storingOffline: storingOffline, logger: logger) { outgoing in
+    try await exchange(request, of: endpoint, through: base, storingOffline: storingOffline, control: control) {
+      outgoing in
       let (head, data, url) = try await outgoing.transport.data(
         for: outgoing.head,
         body: outgoing.body,
@@ -355,34 +379,40 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// response head with its body still to be read (collected, streamed or written to a file by the caller).
   /// - Parameters:
   ///   - request: The request, after `beforeEach`.
+  ///   - endpoint: The endpoint it was made from (for ``transferOptionsForEndpoint`` and ``progress``); `nil` for a
+  ///     replayed request.
   ///   - base: The transport under the chain (``resolve(_:)``'s).
   ///   - storingOffline: Whether an `.offline` request the host could not be reached for is saved (not on replay).
-  ///   - logger: Replaces the networking's logger for this request.
+  ///   - control: What the caller set for this request alone: a logger, transfer options.
   /// - Returns: The response, with the request as it was handed to the chain and the settings it was sent with.
   /// - Throws: `NetworkError` for a request that cannot be built or is refused at the gate; whatever the chain
   ///   and transport throw (wrap it with `NetworkError.wrapping(_:)`).
   func open(
     _ request: Request,
+    of endpoint: R?,
     through base: any Transport,
     storingOffline: Bool = true,
-    logger: NetworkLogger? = nil
+    control: RequestControl = RequestControl()
   ) async throws -> OpenedExchange {
-    try await exchange(request, through: base, storingOffline: storingOffline, logger: logger) { outgoing in
+    try await exchange(request, of: endpoint, through: base, storingOffline: storingOffline, control: control) {
+      outgoing in
       let response = try await outgoing.transport.send(outgoing.head, body: outgoing.body, options: outgoing.options)
       return OpenedExchange(response: response, request: outgoing.head, settings: outgoing.settings)
     }
   }
 
-  /// What ``open(_:through:storingOffline:logger:)`` and the collect path share: the middleware gate, encoding,
-  /// `preProcessRequest` and the choice of the chain's steps; then `transfer` makes the call on the chain, inside the
-  /// request's `SourceRequest` when a step reads it.
+  /// What ``open(_:of:through:storingOffline:control:)`` and the collect path share: the middleware gate, encoding,
+  /// `preProcessRequest`, the request's transfer options and the choice of the chain's steps; then `transfer` makes
+  /// the call on the chain, inside the request's `SourceRequest` when a step reads it.
   private func exchange<Result: Sendable>(
     _ request: Request,
+    of endpoint: R?,
     through base: any Transport,
     storingOffline: Bool,
-    logger: NetworkLogger?,
+    control: RequestControl,
     _ transfer: (Outgoing) async throws -> Result
   ) async throws -> Result {
+    let logger = control.logger
     var settings = self.settings.withLock { $0 }
     if let logger { settings.logger = logger }
     if let middleware = settings.middleware {
@@ -414,7 +444,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let outgoing = Outgoing(
       head: prepared.head,
       body: prepared.body,
-      options: settings.transferOptions,
+      options: transferOptions(for: endpoint, head: prepared.head, settings: settings, control: control),
       settings: settings,
       transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
     )
@@ -423,6 +453,31 @@ public final class Networking<R: RequestConvertible>: Sendable {
     return try await SourceRequest.$current.withValue(SourceRequest(request, baseUrl: R.baseUrl)) {
       try await transfer(outgoing)
     }
+  }
+
+  /// The transfer options of one request: the networking's, changed by ``transferOptionsForEndpoint`` and then by
+  /// the request's own closure; with a ``progress`` handler, the request's progress also goes to it, named.
+  private func transferOptions(
+    for endpoint: R?,
+    head: HTTPRequest,
+    settings: Settings,
+    control: RequestControl
+  ) -> TransferOptions {
+    var options = settings.transferOptions
+    if let endpoint, let stored = settings.endpointOptions,
+      let forEndpoint = stored as? @Sendable (R, inout TransferOptions) -> Void
+    {
+      forEndpoint(endpoint, &options)
+    }
+    control.options?(&options)
+    if let stored = settings.progress, let progress = stored as? @Sendable (RequestProgress<R>) -> Void {
+      let own = options.progress
+      options.progress = { transferred in
+        own?(transferred)
+        progress(RequestProgress(endpoint: endpoint, request: head, progress: transferred))
+      }
+    }
+    return options
   }
 
   /// Waits for the middleware to resolve or reject its promise.
@@ -473,6 +528,14 @@ struct OpenedExchange: Sendable {
   var settings: NetworkingSettings
 }
 
+/// What the caller of `Networking.request` set for one request alone.
+struct RequestControl: Sendable {
+  /// Replaces the networking's logger.
+  var logger: NetworkLogger?
+  /// Changes the request's transfer options.
+  var options: (@Sendable (inout TransferOptions) -> Void)?
+}
+
 /// The settings of a `Networking`, read by each request.
 struct NetworkingSettings: Sendable {
   var beforeEach: (@Sendable (Request) -> Request)?
@@ -484,6 +547,10 @@ struct NetworkingSettings: Sendable {
   var logger: NetworkLogger
   /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
   var tokenRefresh: TokenRefreshMiddleware?
+  /// `Networking.transferOptionsForEndpoint`, a `(R, inout TransferOptions) -> Void` kept without its endpoint type.
+  var endpointOptions: (any Sendable)?
+  /// `Networking.progress`, a `(RequestProgress<R>) -> Void` kept without its endpoint type.
+  var progress: (any Sendable)?
   /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
   var chain: NetworkingChain
 
