@@ -55,7 +55,11 @@ let package = Package(
     .target(name: "MalibuSerialization", dependencies: ["MalibuCore"], path: "Modules/Serialization"),
     .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),
     // Layer 3
-    .target(name: "MalibuTransport", dependencies: ["MalibuCore", "MalibuGzip"], path: "Modules/Transport"),
+    .target(
+      name: "MalibuTransport",
+      dependencies: ["MalibuCore", "MalibuEncoding", "MalibuGzip"],
+      path: "Modules/Transport"
+    ),
     // Layer 4
     .target(name: "MalibuCurl", dependencies: ["MalibuTransport", "CCurl"], path: "Modules/Curl"),
     .target(name: "MalibuURLSession", dependencies: ["MalibuTransport"], path: "Modules/URLSession"),

@@ -70,13 +70,6 @@ public final class AuthenticationMiddleware: Middleware {
     authorization = .none
   }
 
-  /// Whether there are no credentials to add (``authorization`` is `.none`).
-  /// - Parameter request: The request head (not looked at).
-  /// - Returns: `true` without credentials.
-  public func passesThrough(_ request: HTTPRequest) -> Bool {
-    authorization.isNone
-  }
-
   /// Adds the `Authorization` field when the request is to the middleware's origin and has none of its own.
   /// - Parameters:
   ///   - request: The request head.

@@ -10,4 +10,7 @@ public enum RequestTask: Hashable, Sendable {
   case uploadFile(URL)
   /// An upload of the parameters as a `multipart/form-data` body.
   case uploadMultipart
+  /// A body encoded from an `Encodable` value by the request's content type (see ``EncodableBody``); the request's
+  /// parameters then go into the URL query.
+  case encodable(EncodableBody)
 }

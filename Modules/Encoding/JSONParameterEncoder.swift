@@ -11,7 +11,8 @@ public import MalibuCore
 ///   single number type: a `Double` that holds a whole number, such as `1.0`, is written `1`.
 /// - `/` is not escaped (`"a/b"`, not `"a\/b"`); both are the same JSON string.
 /// - Non-finite numbers (`.nan`, `.infinity`) are an error, never `null` or a string.
-/// - Empty parameters give no body (`nil`): a JSON request without parameters sends nothing, like most clients. An
+/// - Empty parameters give no body (`nil`); a POST, PUT or PATCH request then sends `{}` (MalibuTransport's
+///   `PreparedRequest` decides, not this encoder), other methods nothing. An
 ///   explicit empty array from ``encode(array:)`` is `[]`.
 ///
 /// ```swift

@@ -32,13 +32,6 @@ public struct LoggingMiddleware: Middleware {
     self.clock = clock
   }
 
-  /// Whether the logger's level is ``LogLevel/none``, so that nothing would be logged.
-  /// - Parameter request: The request head (not looked at).
-  /// - Returns: `true` at level `none`.
-  public func passesThrough(_ request: HTTPRequest) -> Bool {
-    logger.level == .none
-  }
-
   /// Logs the request, sends it on, and logs the response or the error.
   /// - Parameters:
   ///   - request: The request head.

@@ -71,6 +71,7 @@ extension Networking {
     settings.withLock { settings in
       authentication.clearAuthentication()
       settings.tokenRefresh = middleware
+      rebuildChain(&settings)
     }
   }
 
@@ -84,17 +85,19 @@ extension Networking {
   }
 
   /// Drops the token-refresh form and applies `change` to the plain credentials, under one lock so that no request
-  /// sees both forms.
+  /// sees both forms, and composes the chain again with or without an authentication step.
   private func replaceAuthentication(_ change: (AuthenticationMiddleware) -> Void) {
     settings.withLock { settings in
       settings.tokenRefresh = nil
       change(authentication)
+      rebuildChain(&settings)
     }
   }
 
-  /// The middleware that adds credentials to a request: the token-refresh one when set, else the plain one.
-  func authenticationMiddleware(in settings: Settings) -> any Middleware {
+  /// The chain's step that adds credentials to a request: the token-refresh one when set, else the plain one when it
+  /// has credentials, else none.
+  func authenticationStep(in settings: Settings) -> (any Middleware)? {
     if let tokenRefresh = settings.tokenRefresh { return tokenRefresh }
-    return authentication
+    return authentication.authorization.isNone ? nil : authentication
   }
 }

@@ -11,8 +11,9 @@ public typealias ReplayOutcome = Result<Response, NetworkError>
 extension Networking {
   /// The `TransportError` codes that mean "the host could not be reached", so an `.offline` request is saved:
   /// `connectionRefused`, `dnsFailure` and `connectTimeout`. Everything else (a response of any status, another
-  /// timeout, a reset connection, TLS, cancellation) is not saved.
-  public static var offlineErrorCodes: Set<TransportError.Code> { [.connectionRefused, .dnsFailure, .connectTimeout] }
+  /// timeout, a reset connection, TLS, cancellation) is not saved. The saving is the chain's offline-store step
+  /// (`OfflineStoreMiddleware`, under the cache step), taken only by requests with `storePolicy: .offline`.
+  public static var offlineErrorCodes: Set<TransportError.Code> { OfflineStoreMiddleware.hostUnreachableCodes }
 
   /// Re-sends the stored offline requests, oldest first, one after another.
   ///
@@ -101,19 +102,6 @@ extension Networking {
       }
     }
     return outcomes
-  }
-
-  /// Saves a request the host could not be reached for; a failure to save is logged, never thrown.
-  func storeOffline(_ request: Request, logger: NetworkLogger) {
-    var bare = request
-    if bare.contentType.encodesInURL { bare.parameters = [:] }
-    // The URL without the query: the parameters are stored on their own and encoded again on replay.
-    let url = try? bare.buildURL(baseUrl: R.baseUrl)
-    do {
-      try offlineStore.save(request, url: url)
-    } catch {
-      logger.log(error: error)
-    }
   }
 
   /// Whether an error means the host could not be reached (see ``offlineErrorCodes``).

@@ -22,11 +22,15 @@ public import MalibuTransport
 ///
 /// Every request, mocked or real, travels one path: the mode's queue → `endpoint.request` → ``beforeEach`` → the
 /// ``middleware`` gate → encoding (parameters into the query or a body, by content type) → header fields →
-/// ``preProcessRequest`` → logging, authentication and cache middleware (``cache``; each one left out when it would
-/// only pass the request on) → the transport (or the
-/// endpoint's mock) → ``NetworkPromise``. A request with `storePolicy: .offline` that fails because the host cannot
-/// be reached is saved in ``offlineStore`` for ``replay()``. Each setting can be changed at any time from any thread; a request uses the values current
-/// when it reaches the step that reads them.
+/// ``preProcessRequest`` → the middleware chain: logging, authentication, the cache (``cache``) and the offline store
+/// (a request with `storePolicy: .offline` that fails because the host cannot be reached is saved in
+/// ``offlineStore`` for ``replay()``) → the transport (or the endpoint's mock) → ``NetworkPromise``.
+///
+/// The chain is composed when a setting it is made from changes (``logger``, the `authenticate` methods), not per
+/// request: a step with nothing to do is left out then (no credentials, no authentication step), and a request takes
+/// the logging, offline-store and cache-refusal steps only when its logger's level, its `storePolicy` or its
+/// `cachePolicy` call for them. Each setting can be changed at any time from any thread; a request uses the values
+/// current when it reaches the step that reads them.
 ///
 /// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
 /// without case): `DefaultHeaders` < the body's `Content-Type` < ``headers`` < `R.headers` < the request's own
@@ -59,7 +63,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public let offlineStore: OfflineRequestStore
 
   let authentication: AuthenticationMiddleware
-  let settings = Locked(Settings())
+  let settings: Locked<Settings>
   private let limiter: RequestLimiter
   let flights = Locked(Flights())
 
@@ -95,11 +99,20 @@ public final class Networking<R: RequestConvertible>: Sendable {
     self.offlineStore = offlineStore ?? DefaultOfflineStore.store
     limiter = RequestLimiter(limit: mode.concurrencyLimit)
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
-    if let logger {
-      settings.withLock {
-        $0.logger = NetworkLogger(level: .info, logger: logger, redactor: NetworkLogger.shared.redactor)
-      }
-    }
+    let networkLogger =
+      logger.map { NetworkLogger(level: .info, logger: $0, redactor: NetworkLogger.shared.redactor) }
+      ?? NetworkLogger.shared
+    settings = Locked(
+      Settings(
+        logger: networkLogger,
+        chain: NetworkingChain(
+          logger: networkLogger,
+          authentication: nil,
+          cache: cache,
+          offlineStore: self.offlineStore
+        )
+      )
+    )
   }
 
   /// Changes every request once it leaves the mode's queue, before the middleware gate and encoding.
@@ -162,7 +175,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// when the networking was created with a swift-log `Logger`.
   public var logger: NetworkLogger {
     get { settings.withLock { $0.logger } }
-    set { settings.withLock { $0.logger = newValue } }
+    set {
+      settings.withLock { settings in
+        settings.logger = newValue
+        rebuildChain(&settings)
+      }
+    }
   }
 
   /// Sends the request of an endpoint.
@@ -180,7 +198,29 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// - Returns: The promise of the response; rejected with a `NetworkError`.
   @discardableResult
   public func request(_ endpoint: R) -> NetworkPromise {
-    start(endpoint, logger: nil)
+    start(endpoint, control: RequestControl())
+  }
+
+  /// Sends the request of an endpoint with transfer options of its own: `options` changes a copy of the networking's
+  /// ``transferOptions`` (after ``transferOptionsForEndpoint``) for this request alone.
+  ///
+  /// ```swift
+  /// networking.request(.fetchBoards, options: { options in
+  ///   options.timeouts.total = .seconds(5)
+  ///   options.redirects = .none
+  ///   options.progress = { progress in print(progress.downloaded) }
+  /// })
+  /// ```
+  /// The closure gets the whole `TransferOptions`, so every field (timeouts, redirects, decompression, TLS, progress,
+  /// request compression, and any added later) can be set per request. It runs when the request is encoded, after
+  /// the ``middleware`` gate.
+  /// - Parameters:
+  ///   - endpoint: The endpoint.
+  ///   - options: Changes this request's transfer options.
+  /// - Returns: The promise of the response; rejected with a `NetworkError`.
+  @discardableResult
+  public func request(_ endpoint: R, options: @escaping @Sendable (inout TransferOptions) -> Void) -> NetworkPromise {
+    start(endpoint, control: RequestControl(options: options))
   }
 
   /// Sends the request of an endpoint, logging it to `logger` rather than the networking's swift-log `Logger`.
@@ -201,11 +241,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public func request(_ endpoint: R, logger: Logger) -> NetworkPromise {
     let override = self.logger.writing(to: logger)
     if override.level < .info { override.level = .info }
-    return start(endpoint, logger: override)
+    return start(endpoint, control: RequestControl(logger: override))
   }
 
-  /// Starts a request; `logger`, when given, replaces the networking's logger for it.
-  private func start(_ endpoint: R, logger: NetworkLogger?) -> NetworkPromise {
+  /// Starts a request with what the caller set for it alone.
+  private func start(_ endpoint: R, control: RequestControl) -> NetworkPromise {
     let promise = NetworkPromise()
     let ticket = limiter.reserve()
     // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
@@ -217,11 +257,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       task = Task.immediate(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key, logger: logger)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key, control: control)
       }
     } else {
       task = Task(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key, logger: logger)
+        await run(endpoint, ticket: ticket, settling: promise, flight: key, control: control)
       }
     }
     track(promise, task: task, under: key)
@@ -242,11 +282,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     ticket: RequestLimiter.Ticket,
     settling promise: NetworkPromise,
     flight key: Flights.Key,
-    logger: NetworkLogger?
+    control: RequestControl
   ) async {
     defer { land(key) }
     do {
-      promise.resolve(try await perform(endpoint, ticket: ticket, logger: logger))
+      promise.resolve(try await perform(endpoint, ticket: ticket, control: control))
     } catch {
       promise.reject(NetworkError.wrapping(error))
     }
@@ -281,15 +321,21 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// One request, from the endpoint to the response.
-  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, logger: NetworkLogger?) async throws -> Response {
+  private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, control: RequestControl) async throws -> Response {
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
+    let (request, base) = resolve(endpoint)
+    return try await collect(request, of: endpoint, through: base, storingOffline: true, control: control)
+  }
+
+  /// The endpoint's request after ``beforeEach``, and the transport under the chain for it: the mock provider's
+  /// answer for the endpoint, else ``transport``.
+  func resolve(_ endpoint: R) -> (request: Request, transport: any Transport) {
     var request = endpoint.request
     if let beforeEach = settings.withLock({ $0.beforeEach }) {
       request = beforeEach(request)
     }
-    let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
-    return try await send(request, through: base, storingOffline: true, logger: logger)
+    return (request, mockProvider?.transport(for: endpoint) ?? transport)
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
@@ -297,18 +343,76 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let ticket = limiter.reserve()
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    return try await send(request, through: transport, storingOffline: false, logger: nil)
+    return try await collect(request, of: nil, through: transport, storingOffline: false, control: RequestControl())
   }
 
-  /// A request after `beforeEach`: the middleware gate, encoding, `preProcessRequest`, the middleware chain and
-  /// the transport. With `storingOffline`, an `.offline` request the host could not be reached for is saved; a
-  /// `logger` replaces the networking's for this request.
-  private func send(
+  /// A request after `beforeEach`, through ``exchange(_:of:through:storingOffline:control:_:)``, its body collected
+  /// into a `Response` (with the transport's one-hop `data(for:body:options:upTo:)`).
+  private func collect(
     _ request: Request,
+    of endpoint: R?,
     through base: any Transport,
     storingOffline: Bool,
-    logger: NetworkLogger?
+    control: RequestControl
   ) async throws -> Response {
+    try await exchange(request, of: endpoint, through: base, storingOffline: storingOffline, control: control) {
+      outgoing in
+      let (head, data, url) = try await outgoing.transport.data(
+        for: outgoing.head,
+        body: outgoing.body,
+        options: outgoing.options,
+        upTo: outgoing.settings.maximumResponseSize
+      )
+      return Response(
+        data: data,
+        status: head.status,
+        headers: head.headerFields,
+        request: outgoing.head,
+        url: url,
+        failureLogger: outgoing.settings.logger
+      )
+    }
+  }
+
+  /// The seam every way of receiving a response is built on: a request after `beforeEach` (see ``resolve(_:)``)
+  /// through the middleware gate, encoding, `preProcessRequest` and the middleware chain over `base`, returning the
+  /// response head with its body still to be read (collected, streamed or written to a file by the caller).
+  /// - Parameters:
+  ///   - request: The request, after `beforeEach`.
+  ///   - endpoint: The endpoint it was made from (for ``transferOptionsForEndpoint`` and ``progress``); `nil` for a
+  ///     replayed request.
+  ///   - base: The transport under the chain (``resolve(_:)``'s).
+  ///   - storingOffline: Whether an `.offline` request the host could not be reached for is saved (not on replay).
+  ///   - control: What the caller set for this request alone: a logger, transfer options.
+  /// - Returns: The response, with the request as it was handed to the chain and the settings it was sent with.
+  /// - Throws: `NetworkError` for a request that cannot be built or is refused at the gate; whatever the chain
+  ///   and transport throw (wrap it with `NetworkError.wrapping(_:)`).
+  func open(
+    _ request: Request,
+    of endpoint: R?,
+    through base: any Transport,
+    storingOffline: Bool = true,
+    control: RequestControl = RequestControl()
+  ) async throws -> OpenedExchange {
+    try await exchange(request, of: endpoint, through: base, storingOffline: storingOffline, control: control) {
+      outgoing in
+      let response = try await outgoing.transport.send(outgoing.head, body: outgoing.body, options: outgoing.options)
+      return OpenedExchange(response: response, request: outgoing.head, settings: outgoing.settings)
+    }
+  }
+
+  /// What ``open(_:of:through:storingOffline:control:)`` and the collect path share: the middleware gate, encoding,
+  /// `preProcessRequest`, the request's transfer options and the choice of the chain's steps; then `transfer` makes
+  /// the call on the chain, inside the request's `SourceRequest` when a step reads it.
+  private func exchange<Result: Sendable>(
+    _ request: Request,
+    of endpoint: R?,
+    through base: any Transport,
+    storingOffline: Bool,
+    control: RequestControl,
+    _ transfer: (Outgoing) async throws -> Result
+  ) async throws -> Result {
+    let logger = control.logger
     var settings = self.settings.withLock { $0 }
     if let logger { settings.logger = logger }
     if let middleware = settings.middleware {
@@ -327,52 +431,53 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let preProcessRequest = settings.preProcessRequest {
       prepared.head = preProcessRequest(prepared.head)
     }
-    let chain = middlewareChain(over: base, for: prepared.head, cachePolicy: request.cachePolicy, settings: settings)
+    var needs: NetworkingChain.Needs = []
+    if settings.logger.level != .none { needs.insert(.logging) }
+    if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
+    if !settings.chain.hasCache,
+      (request.method == .get && request.cachePolicy == .returnCacheDataDontLoad)
+        || prepared.head.headerFields.contains(CacheMiddleware.policyHeader)
+    {
+      needs.insert(.cacheGate)
+    }
+    let steps = settings.chain.steps(for: needs, logger: logger)
+    let outgoing = Outgoing(
+      head: prepared.head,
+      body: prepared.body,
+      options: transferOptions(for: endpoint, head: prepared.head, settings: settings, control: control),
+      settings: settings,
+      transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
+    )
     try Task.checkCancellation()
-    do {
-      let (head, data, url) = try await chain.data(
-        for: prepared.head,
-        body: prepared.body,
-        options: settings.transferOptions,
-        upTo: settings.maximumResponseSize
-      )
-      return Response(
-        data: data,
-        status: head.status,
-        headers: head.headerFields,
-        request: prepared.head,
-        url: url,
-        failureLogger: settings.logger
-      )
-    } catch {
-      if storingOffline, request.storePolicy == .offline, Self.isHostUnreachable(error) {
-        storeOffline(request, logger: settings.logger)
-      }
-      throw error
+    guard settings.chain.readsSourceRequest(needs) else { return try await transfer(outgoing) }
+    return try await SourceRequest.$current.withValue(SourceRequest(request, baseUrl: R.baseUrl)) {
+      try await transfer(outgoing)
     }
   }
 
-  /// The transport with the logging, authentication and cache middleware in front, leaving out each one that says it
-  /// would only pass this request on (`Middleware.passesThrough(_:)`: logging at level `none`, no authorization, a
-  /// `GET` that ignores the cache), so that a plain request pays for no layer it does not use.
-  private func middlewareChain(
-    over base: any Transport,
-    for head: HTTPRequest,
-    cachePolicy: CachePolicy,
-    settings: Settings
-  ) -> any Transport {
-    var middleware: [any Middleware] = []
-    func include(_ step: some Middleware) {  // generic: a step left out is never boxed
-      if !step.passesThrough(head) { middleware.append(step) }
+  /// The transfer options of one request: the networking's, changed by ``transferOptionsForEndpoint`` and then by
+  /// the request's own closure; with a ``progress`` handler, the request's progress also goes to it, named.
+  private func transferOptions(
+    for endpoint: R?,
+    head: HTTPRequest,
+    settings: Settings,
+    control: RequestControl
+  ) -> TransferOptions {
+    var options = settings.transferOptions
+    if let endpoint, let stored = settings.endpointOptions,
+      let forEndpoint = stored as? @Sendable (R, inout TransferOptions) -> Void
+    {
+      forEndpoint(endpoint, &options)
     }
-    include(LoggingMiddleware(logger: settings.logger))
-    include(authenticationMiddleware(in: settings))
-    if let cache {
-      include(CacheMiddleware(cache: cache, policy: cachePolicy))
-    } else {
-      include(CacheMiddleware.Uncached(policy: cachePolicy))
+    control.options?(&options)
+    if let stored = settings.progress, let progress = stored as? @Sendable (RequestProgress<R>) -> Void {
+      let own = options.progress
+      options.progress = { transferred in
+        own?(transferred)
+        progress(RequestProgress(endpoint: endpoint, request: head, progress: transferred))
+      }
     }
-    return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
+    return options
   }
 
   /// Waits for the middleware to resolve or reject its promise.
@@ -397,6 +502,40 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 }
 
+/// A request ready for the chain: what ``Networking/open(_:through:storingOffline:logger:)`` and the collect path
+/// hand to the transport.
+struct Outgoing: Sendable {
+  /// The head, after `preProcessRequest`.
+  var head: HTTPRequest
+  /// The body, if any.
+  var body: RequestBody?
+  /// The transfer options of this request.
+  var options: TransferOptions
+  /// The settings the request was sent with (its logger and response-size limit).
+  var settings: NetworkingSettings
+  /// The chain's steps for this request over its transport (the transport alone when no step applies).
+  var transport: any Transport
+}
+
+/// What ``Networking/open(_:through:storingOffline:logger:)`` returns: the response with its body unread, the request
+/// as it was handed to the chain, and the settings it was sent with.
+struct OpenedExchange: Sendable {
+  /// The response head, final URL and body, to collect, stream or write to a file.
+  var response: TransportResponse
+  /// The request head as it was handed to the chain (after `preProcessRequest`).
+  var request: HTTPRequest
+  /// The settings the request was sent with (its logger and response-size limit).
+  var settings: NetworkingSettings
+}
+
+/// What the caller of `Networking.request` set for one request alone.
+struct RequestControl: Sendable {
+  /// Replaces the networking's logger.
+  var logger: NetworkLogger?
+  /// Changes the request's transfer options.
+  var options: (@Sendable (inout TransferOptions) -> Void)?
+}
+
 /// The settings of a `Networking`, read by each request.
 struct NetworkingSettings: Sendable {
   var beforeEach: (@Sendable (Request) -> Request)?
@@ -405,9 +544,20 @@ struct NetworkingSettings: Sendable {
   var headers: [String: String] = [:]
   var transferOptions = TransferOptions()
   var maximumResponseSize = 256 * 1024 * 1024
-  var logger = NetworkLogger.shared
+  var logger: NetworkLogger
   /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
   var tokenRefresh: TokenRefreshMiddleware?
+  /// `Networking.transferOptionsForEndpoint`, a `(R, inout TransferOptions) -> Void` kept without its endpoint type.
+  var endpointOptions: (any Sendable)?
+  /// `Networking.progress`, a `(RequestProgress<R>) -> Void` kept without its endpoint type.
+  var progress: (any Sendable)?
+  /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
+  var chain: NetworkingChain
+
+  init(logger: NetworkLogger, chain: NetworkingChain) {
+    self.logger = logger
+    self.chain = chain
+  }
 }
 
 /// Something of a networking's that has not finished (a request or a replay): its promise and the task settling it.

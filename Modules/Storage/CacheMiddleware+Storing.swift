@@ -11,7 +11,10 @@ extension CacheMiddleware {
     .te, .upgrade, HTTPField.Name("Trailer")!, statusHeader,
   ]
 
+  /// The policy of a transfer: the current ``SourceRequest``'s, else the one named in ``policyHeader``, else
+  /// `useProtocolCachePolicy`.
   static func policy(of request: HTTPRequest) throws(StorageError) -> CachePolicy {
+    if let source = SourceRequest.current { return source.request.cachePolicy }
     guard let value = request.headerFields[policyHeader] else { return .useProtocolCachePolicy }
     guard let policy = CachePolicy(headerValue: value) else {
       throw StorageError(code: .invalidCachePolicy, message: "'\(value)' is not a cache policy")

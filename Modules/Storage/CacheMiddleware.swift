@@ -1,14 +1,15 @@
 import Foundation
 public import HTTPTypes
-package import MalibuCore
+import MalibuCore
 public import MalibuTransport
 
 /// Middleware that answers `GET` requests from an ``HTTPCache``, a private cache after RFC 9111, according to the
 /// request's cache policy.
 ///
-/// Middleware sees swift-http-types requests, so the policy travels in the ``policyHeader`` request header
-/// (`X-Malibu-Cache-Policy: <policy name>`, see ``MalibuCore/CachePolicy/headerValue``), which the middleware always
-/// removes before sending; without it the policy is `useProtocolCachePolicy`.
+/// Middleware sees swift-http-types requests, so the policy comes with the transfer: the `cachePolicy` of the
+/// ``SourceRequest/current`` request when its sender set one (the facade does), else the ``policyHeader`` request
+/// header (`X-Malibu-Cache-Policy: <policy name>`, see ``MalibuCore/CachePolicy/headerValue``), else
+/// `useProtocolCachePolicy`. The middleware always removes ``policyHeader`` before sending.
 ///
 /// An entry is only ever looked up under the request's own key (``HTTPCache/key(for:)``): same method, URL and
 /// credentials (`Authorization`, `Proxy-Authorization`, `Cookie`, ``HTTPCache/credentialFields``), and then only used
@@ -50,44 +51,21 @@ public struct CacheMiddleware: Middleware {
   /// The cache.
   public let cache: HTTPCache
 
-  /// The policy given by the code that built the chain; `nil` reads it from ``policyHeader``.
-  private let policy: CachePolicy?
-
   /// Creates the middleware.
   /// - Parameter cache: The cache to read and fill.
   public init(cache: HTTPCache) {
     self.cache = cache
-    policy = nil
   }
 
-  /// Creates the middleware for one request whose policy is known, so it need not travel in ``policyHeader`` (a
-  /// ``policyHeader`` field in the request is still removed and ignored). Used by `Networking`, which builds a chain
-  /// per request.
-  /// - Parameters:
-  ///   - cache: The cache to read and fill.
-  ///   - policy: The request's cache policy.
-  package init(cache: HTTPCache, policy: CachePolicy) {
-    self.cache = cache
-    self.policy = policy
-  }
-
-  /// Whether this middleware would only hand `request` on unchanged: a `GET` under a fixed
-  /// `reloadIgnoringLocalCacheData` policy that carries no ``policyHeader`` to remove.
-  /// - Parameter request: The request head.
-  /// - Returns: `true` when ``intercept(_:body:options:next:)`` would only call `next` with `request` as it is.
-  public func passesThrough(_ request: HTTPRequest) -> Bool {
-    request.method == .get && policy == .reloadIgnoringLocalCacheData
-      && !request.headerFields.contains(Self.policyHeader)
-  }
-
-  /// Answers from the cache, revalidates, or loads and stores, by the policy in ``policyHeader``.
+  /// Answers from the cache, revalidates, or loads and stores, by the transfer's policy (see the overview).
   /// - Parameters:
   ///   - request: The request head.
   ///   - body: The request body.
   ///   - options: The transfer options.
   ///   - next: The rest of the chain.
   /// - Returns: The response, from the network or the cache.
-  /// - Throws: ``StorageError`` with code ``StorageError/Code/invalidCachePolicy`` for an unknown policy name,
+  /// - Throws: ``StorageError`` with code ``StorageError/Code/invalidCachePolicy`` for an unknown policy name in
+  ///   ``policyHeader`` (when no ``SourceRequest`` is current),
   ///   ``StorageError/Code/cacheMiss`` for `returnCacheDataDontLoad` without an entry, and whatever `next` throws.
   public func intercept(
     _ request: HTTPRequest,
@@ -96,7 +74,7 @@ public struct CacheMiddleware: Middleware {
     next: Next
   ) async throws -> TransportResponse {
     var request = request
-    let policy = try self.policy ?? Self.policy(of: request)
+    let policy = try Self.policy(of: request)
     if request.headerFields.contains(Self.policyHeader) {
       request.headerFields[Self.policyHeader] = nil
     }

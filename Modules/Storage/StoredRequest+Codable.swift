@@ -4,7 +4,7 @@ import MalibuCore
 
 extension StoredRequest: Codable {
   private enum CodingKeys: String, CodingKey {
-    case version, method, resource, url, contentType, customContentType, task, uploadData, uploadFile, parameters
+    case version, method, resource, url, contentType, customContentType, task, uploadData, uploadFile, body, parameters
     case headers, storePolicy, cachePolicy, sequence
   }
 
@@ -71,6 +71,9 @@ extension StoredRequest: Codable {
     case .uploadFile(let file):
       try container.encode("uploadFile", forKey: .task)
       try container.encode(file, forKey: .uploadFile)
+    case .encodable(let body):
+      try container.encode("encodable", forKey: .task)
+      try container.encode(ExactParameterValue(try body.parameterValue()), forKey: .body)
     }
     try container.encode(parameters.mapValues(ExactParameterValue.init), forKey: .parameters)
     try container.encode(headers, forKey: .headers)
@@ -99,6 +102,8 @@ extension StoredRequest: Codable {
     case "uploadMultipart": return .uploadMultipart
     case "uploadData": return .uploadData(try container.decode(Data.self, forKey: .uploadData))
     case "uploadFile": return .uploadFile(try container.decode(URL.self, forKey: .uploadFile))
+    case "encodable":
+      return .encodable(EncodableBody(try container.decode(ExactParameterValue.self, forKey: .body).value))
     default: throw DecodingError.dataCorruptedError(forKey: .task, in: container, debugDescription: name)
     }
   }

@@ -55,11 +55,28 @@ public struct StoredRequest: Sendable, Hashable {
     resource = request.resource.urlString
     self.url = url
     contentType = request.contentType
-    task = request.task
+    task = try Self.storable(request.task)
     headers = request.headers
     storePolicy = request.storePolicy
     cachePolicy = request.cachePolicy
     sequence = 0
+  }
+
+  /// The task as it is kept: an `Encodable` body becomes the tree of the JSON it encodes to (by its own encoder, if
+  /// any), so that it can be written to disk and replayed with the same fields.
+  private static func storable(_ task: RequestTask) throws(StorageError) -> RequestTask {
+    guard case .encodable(let body) = task else { return task }
+    if body.value is ParameterValue, body.encoder == nil { return task }
+    do {
+      let tree = try JSONDecoder().decode(ParameterValue.self, from: try body.jsonData())
+      return .encodable(EncodableBody(tree))
+    } catch {
+      throw StorageError(
+        code: .unsupportedRequest,
+        message: "the request's body cannot be stored: \(error)",
+        underlyingError: error
+      )
+    }
   }
 
   /// The request again, ready to be sent. Its resource is ``url`` when known (an absolute URL, so a base URL is
@@ -89,6 +106,9 @@ public struct StoredRequest: Sendable, Hashable {
     case .uploadData(let data):
       canonical.append(contentsOf: Array("task:data:\(data.count)\n".utf8))
       canonical.append(data)
+    case .encodable(let body):
+      canonical.append(contentsOf: Array("task:encodable\n".utf8))
+      canonical.append((try? body.jsonData()) ?? Data())
     }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]

@@ -34,19 +34,6 @@ public protocol Middleware: Sendable {
     options: TransferOptions,
     next: Next
   ) async throws -> TransportResponse
-
-  /// Whether ``intercept(_:body:options:next:)`` would only call `next` with `request` as it is, adding, logging
-  /// and storing nothing, so that a chain built for this one request may leave the middleware out (`Networking` does).
-  /// - Parameter request: The request head.
-  /// - Returns: `true` only when that is certain; the default implementation answers `false`.
-  func passesThrough(_ request: HTTPRequest) -> Bool
-}
-
-extension Middleware {
-  /// `false`: a middleware that does not say otherwise is kept in every chain.
-  /// - Parameter request: The request head.
-  /// - Returns: `false`.
-  public func passesThrough(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// A transport wrapped in middleware; the first middleware sees the request first and the response last.

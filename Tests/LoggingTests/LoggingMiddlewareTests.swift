@@ -139,17 +139,6 @@ struct LoggingMiddlewareTests {
     #expect(error.code == .connectionRefused)
   }
 
-  /// Only at level `none` may a chain leave the middleware out; the level is read when asked, not when created.
-  @Test func passesThroughOnlyAtLevelNone() {
-    let logger = NetworkLogger(level: .none)
-    let middleware = LoggingMiddleware(logger: logger)
-    #expect(middleware.passesThrough(Fixture.request))
-    for level in [LogLevel.error, .info, .verbose] {
-      logger.level = level
-      #expect(!middleware.passesThrough(Fixture.request))
-    }
-  }
-
   @Test func cancellationIsLoggedAtTraceNotAsAFailure() async {
     let (records, _) = await run(.fail(TransportError(code: .cancelled, message: "cancelled")), level: .error)
     #expect(records.map(\.level) == [.trace])

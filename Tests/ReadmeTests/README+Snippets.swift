@@ -169,9 +169,45 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:257, "Errors".
+/// README.md:249, "Codable bodies and per-request options".
+func readmeCodableBodiesAndPerRequestOptions() async throws {
+  #sourceLocation(file:"README.md",line:250)
+  struct NewBoard: Codable, Sendable {
+    let title: String
+    let tags: [String]
+  }
+
+  let created = try await networking.request(.createBoard(type: 1, title: "Balsa Fish")).value  // parameters, as ever
+  let withBody = Request.post("boards", body: NewBoard(title: "Balsa Fish", tags: ["fast"]))  // {"tags":[...],...}
+  let batch = Request.put("boards", body: [NewBoard(title: "A", tags: []), NewBoard(title: "B", tags: [])])
+  let form = Request.patch("boards/1", body: NewBoard(title: "B", tags: []), contentType: .formURLEncoded)
+  let snakeCase = JSONEncoder()
+  snakeCase.keyEncodingStrategy = .convertToSnakeCase
+  let custom = Request.post("boards", body: NewBoard(title: "C", tags: []), encoder: snakeCase, parameters: ["draft": 1])
+  #sourceLocation()
+  _ = (created, withBody, batch, form, snakeCase, custom)
+}
+
+/// README.md:267, "Codable bodies and per-request options".
+func readmeCodableBodiesAndPerRequestOptions2() async throws {
+  #sourceLocation(file:"README.md",line:268)
+  let quick = try await networking.request(.fetchBoards) { options in
+    options.timeouts.total = .seconds(5)  // this request only
+    options.redirects = .none
+  }.value
+  networking.transferOptionsForEndpoint = { endpoint, options in
+    if case .uploadBackup = endpoint { options.timeouts.total = .seconds(600) }
+  }
+  networking.progress = { event in  // a RequestProgress: endpoint, request head, TransferProgress
+    print(event.endpoint.map { "\($0)" } ?? "replay", event.request.path ?? "", event.progress.uploaded)
+  }
+  #sourceLocation()
+  _ = quick
+}
+
+/// README.md:295, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:258)
+  #sourceLocation(file:"README.md",line:296)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -189,9 +225,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:282, "Authentication".
+/// README.md:320, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:283)
+  #sourceLocation(file:"README.md",line:321)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -199,18 +235,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:293, "Authentication".
+/// README.md:331, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:294)
+  #sourceLocation(file:"README.md",line:332)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:308, "Logging".
+/// README.md:346, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:309)
+  #sourceLocation(file:"README.md",line:347)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -223,9 +259,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:334, "Logging".
+/// README.md:372, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:335)
+  #sourceLocation(file:"README.md",line:373)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -233,9 +269,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:346, "Mocking".
+/// README.md:384, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:347)
+  #sourceLocation(file:"README.md",line:385)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -256,9 +292,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:370, "Mocking".
+/// README.md:408, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:373)
+  #sourceLocation(file:"README.md",line:411)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -272,9 +308,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:395, "Offline storage and replay".
+/// README.md:433, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:396)
+  #sourceLocation(file:"README.md",line:434)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -288,9 +324,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:421, "HTTP cache".
+/// README.md:459, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:422)
+  #sourceLocation(file:"README.md",line:460)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -300,9 +336,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:431, "Cancellation".
+/// README.md:469, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:432)
+  #sourceLocation(file:"README.md",line:470)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -316,9 +352,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:451, "The Malibu namespace".
+/// README.md:489, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:452)
+  #sourceLocation(file:"README.md",line:490)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -336,9 +372,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:473, "Gzip".
+/// README.md:511, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:474)
+  #sourceLocation(file:"README.md",line:512)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -350,9 +386,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:485, "Transfer options".
+/// README.md:523, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:486)
+  #sourceLocation(file:"README.md",line:524)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -366,9 +402,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:510, "Retries".
+/// README.md:548, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:511)
+  #sourceLocation(file:"README.md",line:549)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -384,9 +420,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:545, "Using single modules".
+/// README.md:583, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:548)
+  #sourceLocation(file:"README.md",line:586)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -395,9 +431,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:556, "Using single modules".
+/// README.md:594, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:567)
+  #sourceLocation(file:"README.md",line:605)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -417,9 +453,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:638, "Transports".
+/// README.md:676, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:639)
+  #sourceLocation(file:"README.md",line:677)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -161,6 +161,57 @@ import Testing
     #expect(body == "too large")
     #expect(cache.count == 0)
   }
+
+  /// A chain built once serves every policy: the transfer's `SourceRequest` names it, over any `policyHeader` field
+  /// (which is removed all the same).
+  @Test(arguments: [
+    (CachePolicy.useProtocolCachePolicy, CachePolicy.reloadIgnoringLocalCacheData, true),
+    (.reloadIgnoringLocalCacheData, .useProtocolCachePolicy, false),
+    (.returnCacheDataElseLoad, .reloadIgnoringLocalCacheData, true),
+  ])
+  func sourceRequestPolicyWinsOverTheField(
+    source: CachePolicy,
+    field: CachePolicy,
+    answeredFromCache: Bool
+  )
+    async throws
+  {
+    let (_, fake, transport) = makeStack { _ in
+      (responseHead(.ok, [("ETag", "\"a\""), ("Cache-Control", "max-age=600")]), Data("x".utf8))
+    }
+    _ = try await get(transport)
+    let request = Request.get("http://127.0.0.1:9/boards?page=1", cachePolicy: source)
+    let (second, body) = try await SourceRequest.$current.withValue(SourceRequest(request)) {
+      try await get(transport, policy: field)
+    }
+    #expect(body == "x")
+    #expect((second.headerFields[CacheMiddleware.statusHeader] == CacheMiddleware.hit) == answeredFromCache)
+    #expect(fake.requests.count == (answeredFromCache ? 1 : 2))
+    #expect(fake.requests.allSatisfy { $0.headerFields[CacheMiddleware.policyHeader] == nil })
+  }
+
+  /// Without a cache, the facade's cache step refuses a GET under `returnCacheDataDontLoad` (from the source request
+  /// or the field), strips the field, and then serves the next request.
+  @Test func uncachedStepRefusesDontLoadAndServesTheNextRequest() async throws {
+    let fake = FakeTransport { _ in (responseHead(.ok), Data("x".utf8)) }
+    let transport = fake.with(middleware: [CacheMiddleware.Uncached()])
+    let dontLoad = Request.get("http://127.0.0.1:9/boards", cachePolicy: .returnCacheDataDontLoad)
+    await #expect {
+      _ = try await SourceRequest.$current.withValue(SourceRequest(dontLoad)) { try await get(transport) }
+    } throws: { error in
+      (error as? StorageError)?.code == .cacheMiss
+    }
+    await #expect {
+      _ = try await get(transport, policy: .returnCacheDataDontLoad)
+    } throws: { error in
+      (error as? StorageError)?.code == .cacheMiss
+    }
+    #expect(fake.requests.isEmpty)
+    let (head, body) = try await get(transport, policy: .useProtocolCachePolicy)
+    #expect(head.status == .ok && body == "x")
+    #expect(fake.requests.count == 1)
+    #expect(fake.requests[0].headerFields[CacheMiddleware.policyHeader] == nil)
+  }
 }
 
 @Suite struct HTTPCacheDiskTests {
@@ -190,32 +241,5 @@ import Testing
 
     reopened.removeAll()
     #expect(HTTPCache(directory: directory).count == 0)
-  }
-
-  /// The rule `Networking` uses to leave the middleware out of a request's chain: only a plain GET that ignores the
-  /// cache, with no policy field for the middleware to remove.
-  @Test(arguments: [
-    (HTTPRequest.Method.get, CachePolicy.reloadIgnoringLocalCacheData, false, true),
-    (.get, .reloadIgnoringLocalCacheData, true, false),
-    (.get, .useProtocolCachePolicy, false, false),
-    (.get, .returnCacheDataElseLoad, false, false),
-    (.post, .reloadIgnoringLocalCacheData, false, false),
-    (.delete, .reloadIgnoringLocalCacheData, false, false),
-  ])
-  func passesThroughOnlyAPlainGetThatIgnoresTheCache(
-    method: HTTPRequest.Method,
-    policy: CachePolicy,
-    withPolicyField: Bool,
-    expected: Bool
-  ) {
-    var head = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:9", path: "/boards")
-    if withPolicyField { head.headerFields[CacheMiddleware.policyHeader] = policy.headerValue }
-    #expect(CacheMiddleware(cache: HTTPCache(), policy: policy).passesThrough(head) == expected)
-  }
-
-  @Test func withoutAFixedPolicyItNeverPassesThrough() {
-    // The policy then comes from the request's field, or the default one, which may answer from the cache.
-    let head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:9", path: "/boards")
-    #expect(!CacheMiddleware(cache: HTTPCache()).passesThrough(head))
   }
 }

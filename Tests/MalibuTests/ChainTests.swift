@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+@_spi(Malibu) import MalibuCore
+import MalibuTestSupport
+import Testing
+
+@testable import Malibu
+
+/// The middleware chain is composed when the settings it is made from change, never per request, and every request —
+/// mocked, real, stored offline — travels it.
+@Suite("Middleware chain")
+struct ChainTests {
+  private func chain(_ networking: Networking<Probe>) -> NetworkingChain {
+    networking.settings.withLock { $0.chain }
+  }
+
+  @Test func theChainIsComposedOnceAndAgainOnlyWhenItsSettingsChange() async throws {
+    let networking = Networking<Probe>(transport: .custom(makeTransport()))
+    let built = chain(networking)
+    for _ in 0..<3 { _ = try await networking.request(Probe(.get("boards"))).value }
+    networking.headers = ["X-Other": "1"]
+    networking.transferOptions.redirects = .none
+    #expect(chain(networking) === built)
+
+    // Kept alive, so that no chain's address is reused by the next.
+    var seen = [built]
+    networking.authenticate(bearerToken: "t")
+    seen.append(chain(networking))
+    networking.logger = NetworkLogger(level: .info)
+    seen.append(chain(networking))
+    networking.authenticate(bearerToken: nil) { "fresh" }
+    seen.append(chain(networking))
+    networking.clearAuthentication()
+    seen.append(chain(networking))
+    #expect(Set(seen.map(ObjectIdentifier.init)).count == seen.count)
+  }
+
+  /// Credentials set, replaced and cleared after requests were sent reach the next request.
+  @Test func credentialsChangedBetweenRequestsReachTheNextOne() async throws {
+    let transport = makeTransport()
+    let networking = Networking<Probe>(transport: .custom(transport))
+    _ = try await networking.request(Probe(.get("a"))).value
+    networking.authenticate(bearerToken: "one")
+    _ = try await networking.request(Probe(.get("b"))).value
+    networking.authenticate(username: "u", password: "p")
+    _ = try await networking.request(Probe(.get("c"))).value
+    networking.clearAuthentication()
+    _ = try await networking.request(Probe(.get("d"))).value
+    #expect(
+      transport.recordedRequests.map { $0.head.headerFields[.authorization] } == [
+        nil, "Bearer one", "Basic dTpw", nil,
+      ]
+    )
+  }
+
+  /// The logger's level is read per request: one raised after the networking was made logs the next request, one
+  /// lowered to `none` stops it.
+  @Test func aLoggerLevelChangedOutsideTheNetworkingTakesEffect() async throws {
+    let recorder = RecordingRequestLogger()
+    let logger = NetworkLogger(level: .none)
+    logger.requestLogger = recorder
+    let networking = Networking<Probe>(transport: .custom(makeTransport()))
+    networking.logger = logger
+    _ = try await networking.request(Probe(.get("quiet"))).value
+    logger.level = .info
+    _ = try await networking.request(Probe(.get("loud"))).value
+    logger.level = .none
+    _ = try await networking.request(Probe(.get("quiet-again"))).value
+    #expect(recorder.requests.value.map(\.url) == ["http://127.0.0.1:8080/api/loud"])
+  }
+
+  /// A mocked endpoint sits under the same chain: the token-refresh step sees its 401 and refreshes, and the
+  /// offline-store step keeps an `.offline` mocked request whose host could not be reached.
+  @Test func aMockedEndpointTravelsTheSameChain() async throws {
+    let refused = TransportError(code: .connectionRefused, message: "refused")
+    let provider = MockProvider<Probe> { probe in
+      switch probe.request.resource.urlString {
+      case "private": return Mock(httpResponse: HTTPResponse(status: .unauthorized))
+      case "unreachable": return Mock(httpResponse: HTTPResponse(status: .ok), error: refused)
+      default: return nil
+      }
+    }
+    let store = makeOfflineStore()
+    let transport = makeTransport()
+    let networking = Networking<Probe>(mockProvider: provider, transport: .custom(transport), offlineStore: store)
+    let refreshes = Box(0)
+    networking.authenticate(bearerToken: "old") {
+      refreshes.update { $0 += 1 }
+      return "new"
+    }
+    let response = try await networking.request(Probe(.get("private"))).value
+    #expect(response.statusCode == 401)
+    #expect(refreshes.value == 1)
+
+    let error = await networkError(networking.request(Probe(.delete("unreachable", storePolicy: .offline))))
+    #expect((error?.underlyingError as? TransportError)?.code == .connectionRefused)
+    #expect(try store.all().map(\.url?.absoluteString) == ["http://127.0.0.1:8080/api/unreachable"])
+
+    #expect(try await networking.request(Probe(.get("real"))).value.statusCode == 200)
+    #expect(transport.recordedPaths == ["/api/real"])
+    #expect(transport.recordedRequests.first?.head.headerFields[.authorization] == "Bearer new")
+  }
+}
