@@ -60,7 +60,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   let authentication: AuthenticationMiddleware
   let settings = Locked(Settings())
-  private let limiter: RequestLimiter
+  let limiter: RequestLimiter
   let flights = Locked(Flights())
 
   /// Creates a networking for the endpoints of `R`.
@@ -350,6 +350,35 @@ public final class Networking<R: RequestConvertible>: Sendable {
       }
       throw error
     }
+  }
+
+  /// What ``send(_:through:storingOffline:logger:)`` does up to the transport — the middleware gate, encoding,
+  /// `preProcessRequest` and the middleware chain — returning the response with its body unread, for downloads and
+  /// streams. `adjust` makes the caller's own last changes to the head, after `preProcessRequest`.
+  func transportResponse(
+    for request: Request,
+    through base: any Transport,
+    adjusting adjust: (inout HTTPRequest) -> Void
+  ) async throws -> TransportResponse {
+    var settings = self.settings.withLock { $0 }
+    if let middleware = settings.middleware {
+      try await passGate(middleware, logger: settings.logger)
+      settings = self.settings.withLock { $0 }
+    }
+    var prepared: PreparedRequest
+    do {
+      prepared = try PreparedRequest(request, for: R.self, headerLayers: [settings.headers, R.headers])
+    } catch {
+      settings.logger.log(error: error)
+      throw error
+    }
+    if let preProcessRequest = settings.preProcessRequest {
+      prepared.head = preProcessRequest(prepared.head)
+    }
+    adjust(&prepared.head)
+    let chain = middlewareChain(over: base, for: prepared.head, cachePolicy: request.cachePolicy, settings: settings)
+    try Task.checkCancellation()
+    return try await chain.send(prepared.head, body: prepared.body, options: settings.transferOptions)
   }
 
   /// The transport with the logging, authentication and cache middleware in front, leaving out each one that says it
