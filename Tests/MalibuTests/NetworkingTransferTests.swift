@@ -53,7 +53,7 @@ final class FeedTransport: Transport {
 }
 
 @Suite("Networking: downloads and streams")
-struct DownloadAndStreamTests {
+struct NetworkingTransferTests {
   /// A fresh directory, removed at the end of the test.
   final class Folder: Sendable {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("malibu-facade-download-\(UUID())")
