@@ -316,9 +316,41 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:451, "The Malibu namespace".
+/// README.md:454, "Downloads".
+func readmeDownloads() async throws {
+  #sourceLocation(file:"README.md",line:455)
+  let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
+  let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
+  print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
+  #sourceLocation()
+  _ = (destination, file)
+}
+
+/// README.md:469, "Downloads".
+func readmeDownloads2() async throws {
+  #sourceLocation(file:"README.md",line:470)
+  let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
+  let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
+  #sourceLocation()
+  _ = (request, saved)
+}
+
+/// README.md:480, "Streaming".
+func readmeStreaming() async throws {
+  #sourceLocation(file:"README.md",line:481)
+  let response = try await networking.stream(.fetchBoards)
+  if response.statusCode == 200 {
+    var received = 0
+    for try await chunk in response.body { received += chunk.count }  // errors are NetworkErrors
+    print("\(received) bytes")
+  }
+  #sourceLocation()
+  _ = response
+}
+
+/// README.md:498, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:452)
+  #sourceLocation(file:"README.md",line:499)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -336,9 +368,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:473, "Gzip".
+/// README.md:520, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:474)
+  #sourceLocation(file:"README.md",line:521)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -350,9 +382,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:485, "Transfer options".
+/// README.md:532, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:486)
+  #sourceLocation(file:"README.md",line:533)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -366,9 +398,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:514, "Using single modules".
+/// README.md:561, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:517)
+  #sourceLocation(file:"README.md",line:564)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -377,9 +409,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:525, "Using single modules".
+/// README.md:572, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:536)
+  #sourceLocation(file:"README.md",line:583)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -399,9 +431,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:607, "Transports".
+/// README.md:654, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:608)
+  #sourceLocation(file:"README.md",line:655)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
