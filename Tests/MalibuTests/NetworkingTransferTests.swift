@@ -142,6 +142,24 @@ struct NetworkingTransferTests {
     #expect(try Data(contentsOf: folder.destination) == Data("old".utf8))
   }
 
+  @Test func aDownloadHoldsItsSlotUntilTheFileIsInPlace() async throws {
+    let folder = try Folder()
+    let transport = FeedTransport()
+    let networking = Networking<Probe>(mode: .limited(1), transport: .custom(transport))
+    let download = networking.download(Probe(.get("files")), to: folder.destination)
+    await eventually("the download started") { transport.requests.count == 1 }
+    let second = networking.request(Probe(.get("after")))
+    transport.feed(Data(" and more".utf8))
+    await eventually("the bytes were written") { folder.names.count == 1 && folder.names != ["file.bin"] }
+    #expect(transport.requests.count == 1)
+    transport.feed(nil)
+    let file = try await download.value
+    #expect(try Data(contentsOf: file.location) == Data("first and more".utf8))
+    await eventually("the second request was sent") { transport.requests.count == 2 }
+    transport.feed(nil)
+    #expect(try await second.value.statusCode == 200)
+  }
+
   @Test func aStreamPassesEveryHookAndDeliversTheHeadThenTheBody() async throws {
     let transport = FeedTransport()
     let networking = hookedNetworking(transport)
