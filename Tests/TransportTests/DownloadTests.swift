@@ -216,14 +216,18 @@ struct DownloadTests {
 
   /// Sidecars the download did not write for this URL: the partial file is started again, nothing is sent from
   /// them.
+  static let digest = ResumeRecord.digest(of: url.absoluteString)
+  static let otherDigest = ResumeRecord.digest(of: "http://127.0.0.1:9/files/other.bin")
+
   @Test(arguments: [
     "not json",
-    #"{"version":1,"url":"http://127.0.0.1:9/files/other.bin","validator":"\"v1\""}"#,
-    #"{"version":1,"url":"http://127.0.0.1:9/files/data.bin","validator":"\"v1\"\r\nX-Injected: 1"}"#,
-    #"{"version":2,"url":"http://127.0.0.1:9/files/data.bin","validator":"\"v1\""}"#,
-    #"{"version":1,"url":"http://127.0.0.1:9/files/data.bin","validator":"\"v1\"","length":10}"#,
-    #"{"version":1,"url":"http://127.0.0.1:9/files/data.bin","validator":""}"#,
-    #"{"version":1,"url":"http://127.0.0.1:9/files/data.bin","validator":"\"v1\"","pad":""#
+    #"{"version":1,"resource":"\#(DownloadTests.otherDigest)","validator":"\"v1\""}"#,
+    #"{"version":1,"url":"http://127.0.0.1:9/files/data.bin","validator":"\"v1\""}"#,
+    #"{"version":1,"resource":"\#(DownloadTests.digest)","validator":"\"v1\"\r\nX-Injected: 1"}"#,
+    #"{"version":2,"resource":"\#(DownloadTests.digest)","validator":"\"v1\""}"#,
+    #"{"version":1,"resource":"\#(DownloadTests.digest)","validator":"\"v1\"","length":10}"#,
+    #"{"version":1,"resource":"\#(DownloadTests.digest)","validator":""}"#,
+    #"{"version":1,"resource":"\#(DownloadTests.digest)","validator":"\"v1\"","pad":""#
       + String(repeating: "x", count: 5000) + #""}"#,
   ])
   func anUntrustedRecordStartsAgain(_ sidecar: String) async throws {
@@ -238,6 +242,17 @@ struct DownloadTests {
     #expect(sent.headerFields[.ifRange] == nil)
     #expect(try Data(contentsOf: folder.destination) == Self.version1)
     #expect(folder.names == ["data.bin"])
+  }
+
+  @Test func theRecordKeepsADigestOfTheURLNotTheURL() async throws {
+    let folder = try Folder()
+    let server = RangeServerTransport(content: Self.version1)
+    server.state.withLock { $0.cutAfter = 1000 }
+    let url = URL(string: "http://127.0.0.1:9/files/data.bin?token=secret-token")!
+    _ = try? await server.download(HTTPRequest(method: .get, url: url), to: folder.destination, resume: true)
+    let record = try String(contentsOf: folder.record, encoding: .utf8)
+    #expect(!record.contains("secret-token"))
+    #expect(record.contains(ResumeRecord.digest(of: url.absoluteString)))
   }
 
   @Test func aLinkPlantedAsThePartialFileIsNeverFollowed() async throws {

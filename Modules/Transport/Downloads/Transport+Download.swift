@@ -15,7 +15,7 @@ extension Transport {
   ///
   /// **Resume.** With `resume` off (the default) the file is written under a temporary name, removed on failure.
   /// With `resume` on, it is written to `<destination>.partial`, with a small record beside it
-  /// (`<destination>.partial.resume`: the URL and the response's validator — its strong `ETag`, else its
+  /// (`<destination>.partial.resume`: a digest of the URL and the response's validator — its strong `ETag`, else its
   /// `Last-Modified`). After a failure or a cancellation both are kept, and the next download to the same destination
   /// asks for the rest with `Range: bytes=N-` and `If-Range: <validator>`:
   /// - a `206` whose `Content-Range` starts at `N` is appended, and must carry exactly the bytes it announces;
@@ -24,7 +24,7 @@ extension Transport {
   ///   resource, else the download starts again without a range;
   /// - any other `206` fails with ``DownloadError/Code/rangeMismatch`` and the partial file is removed: bytes that
   ///   do not continue the file are never written into it.
-  /// A partial file without a readable record, or whose record names another URL, is started again. A response with
+  /// A partial file without a readable record, or whose record is for another URL, is started again. A response with
   /// no strong validator leaves nothing to resume.
   ///
   /// **Content codings.** A range counts bytes of the representation the server sends, not of the decoded body, so
