@@ -64,7 +64,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   let authentication: AuthenticationMiddleware
   let settings: Locked<Settings>
-  private let limiter: RequestLimiter
+  let limiter: RequestLimiter
   let flights = Locked(Flights())
 
   /// Creates a networking for the endpoints of `R`.
@@ -384,6 +384,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - base: The transport under the chain (``resolve(_:)``'s).
   ///   - storingOffline: Whether an `.offline` request the host could not be reached for is saved (not on replay).
   ///   - control: What the caller set for this request alone: a logger, transfer options.
+  ///   - adjustHead: The caller's own last changes to the head, after `preProcessRequest` (a download's range).
   /// - Returns: The response, with the request as it was handed to the chain and the settings it was sent with.
   /// - Throws: `NetworkError` for a request that cannot be built or is refused at the gate; whatever the chain
   ///   and transport throw (wrap it with `NetworkError.wrapping(_:)`).
@@ -392,10 +393,17 @@ public final class Networking<R: RequestConvertible>: Sendable {
     of endpoint: R?,
     through base: any Transport,
     storingOffline: Bool = true,
-    control: RequestControl = RequestControl()
+    control: RequestControl = RequestControl(),
+    adjustingHead adjustHead: (inout HTTPRequest) -> Void = { _ in }
   ) async throws -> OpenedExchange {
-    try await exchange(request, of: endpoint, through: base, storingOffline: storingOffline, control: control) {
-      outgoing in
+    try await exchange(
+      request,
+      of: endpoint,
+      through: base,
+      storingOffline: storingOffline,
+      control: control,
+      adjustingHead: adjustHead
+    ) { outgoing in
       let response = try await outgoing.transport.send(outgoing.head, body: outgoing.body, options: outgoing.options)
       return OpenedExchange(response: response, request: outgoing.head, settings: outgoing.settings)
     }
@@ -410,6 +418,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     through base: any Transport,
     storingOffline: Bool,
     control: RequestControl,
+    adjustingHead adjustHead: (inout HTTPRequest) -> Void = { _ in },
     _ transfer: (Outgoing) async throws -> Result
   ) async throws -> Result {
     let logger = control.logger
@@ -431,6 +440,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let preProcessRequest = settings.preProcessRequest {
       prepared.head = preProcessRequest(prepared.head)
     }
+    adjustHead(&prepared.head)
     var needs: NetworkingChain.Needs = []
     if settings.logger.level != .none { needs.insert(.logging) }
     if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }

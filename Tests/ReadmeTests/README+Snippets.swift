@@ -352,9 +352,41 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:489, "The Malibu namespace".
+/// README.md:492, "Downloads".
+func readmeDownloads() async throws {
+  #sourceLocation(file:"README.md",line:493)
+  let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
+  let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
+  print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
+  #sourceLocation()
+  _ = (destination, file)
+}
+
+/// README.md:507, "Downloads".
+func readmeDownloads2() async throws {
+  #sourceLocation(file:"README.md",line:508)
+  let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
+  let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
+  #sourceLocation()
+  _ = (request, saved)
+}
+
+/// README.md:518, "Streaming".
+func readmeStreaming() async throws {
+  #sourceLocation(file:"README.md",line:519)
+  let response = try await networking.stream(.fetchBoards)
+  if response.statusCode == 200 {
+    var received = 0
+    for try await chunk in response.body { received += chunk.count }  // errors are NetworkErrors
+    print("\(received) bytes")
+  }
+  #sourceLocation()
+  _ = response
+}
+
+/// README.md:536, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:490)
+  #sourceLocation(file:"README.md",line:537)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -372,9 +404,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:511, "Gzip".
+/// README.md:558, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:512)
+  #sourceLocation(file:"README.md",line:559)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -386,9 +418,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:523, "Transfer options".
+/// README.md:570, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:524)
+  #sourceLocation(file:"README.md",line:571)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -402,9 +434,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:548, "Retries".
+/// README.md:595, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:549)
+  #sourceLocation(file:"README.md",line:596)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -420,9 +452,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:583, "Using single modules".
+/// README.md:630, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:586)
+  #sourceLocation(file:"README.md",line:633)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -431,9 +463,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:594, "Using single modules".
+/// README.md:641, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:605)
+  #sourceLocation(file:"README.md",line:652)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -453,9 +485,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:676, "Transports".
+/// README.md:723, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:677)
+  #sourceLocation(file:"README.md",line:724)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

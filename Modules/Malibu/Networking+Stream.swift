@@ -1,0 +1,191 @@
+public import Foundation
+public import HTTPTypes
+@_spi(Malibu) import MalibuCore
+import MalibuPromises
+import MalibuTransport
+
+extension Networking {
+  /// Sends the request of an endpoint and hands back the response head at once, with the body to read as it
+  /// arrives.
+  ///
+  /// ```swift
+  /// let response = try await networking.stream(.fetchLog)
+  /// guard response.statusCode == 200 else { return }
+  /// for try await chunk in response.body { try handle.write(contentsOf: chunk) }
+  /// ```
+  /// The request travels the path of ``request(_:)``: the mode's queue, ``beforeEach``, the ``middleware`` gate,
+  /// encoding, ``preProcessRequest``, logging, authentication and the endpoint's mock, then the transport. The HTTP
+  /// cache is bypassed and ``maximumResponseSize`` does not apply. The head is returned whatever its status: check
+  /// it before reading.
+  ///
+  /// The body has back-pressure: the transport reads from the network only as fast as the body is consumed (a few
+  /// MiB ahead at most; URLSession on Linux cannot pause, see the README). The request keeps its slot in the mode's
+  /// queue until the body has been read to its end, has failed, or is dropped. Cancelling the task that reads it,
+  /// dropping the body unread, or ``cancelAllRequests()`` stops the transfer at once.
+  /// - Parameter endpoint: The endpoint.
+  /// - Returns: The response head, its URL and the body.
+  /// - Throws: A `NetworkError`, as ``request(_:)``'s promise is rejected with; the body throws `NetworkError`s too
+  ///   (code `transportFailed` with the `TransportError`, or `cancelled`).
+  public func stream(_ endpoint: R) async throws -> StreamedResponse {
+    let promise = Promise<StreamHandoff>()
+    let ticket = limiter.reserve()
+    let key = flights.withLock { $0.reserve() }
+    let task = Task { [self] in
+      defer { land(key) }
+      do {
+        try await limiter.wait(for: ticket)
+        defer { limiter.release() }
+        let (request, base) = uncachedRequest(for: endpoint)
+        let response = try await open(request, of: endpoint, through: base, storingOffline: false).response
+        let lease = StreamLease()
+        Self.handOver(response, lease: lease, to: promise)
+        // The slot is held until the body ends or is dropped; cancelling this task (cancelAllRequests) stops it.
+        await lease.waitUntilReleased { [body = response.body] in
+          body.cancel()
+        }
+      } catch {
+        promise.reject(NetworkError.wrapping(error))
+      }
+    }
+    track(promise, task: task, under: key)
+    guard let response = try await promise.value.take() else { throw NetworkError.cancelled() }
+    return response
+  }
+
+  /// Resolves `promise` with the response, which the caller takes out of the hand-off: neither the promise (kept in
+  /// ``flights`` until the body is done) nor this task keeps the body alive, so dropping it ends the stream. When the
+  /// promise was settled already (cancelled), the response is dropped here, which stops the transfer.
+  private static func handOver(_ response: TransportResponse, lease: StreamLease, to promise: Promise<StreamHandoff>) {
+    let stream = ResponseStream(body: response.body, lease: lease)
+    promise.resolve(StreamHandoff(StreamedResponse(head: response.head, url: response.url, body: stream)))
+  }
+}
+
+/// Hands a streamed response to its caller once, leaving nothing behind that would keep its body alive.
+final class StreamHandoff: Sendable {
+  private let response: Locked<StreamedResponse?>
+
+  init(_ response: StreamedResponse) {
+    self.response = Locked(response)
+  }
+
+  /// The response, the first time; `nil` after.
+  func take() -> StreamedResponse? {
+    response.withLock { response in
+      defer { response = nil }
+      return response
+    }
+  }
+}
+
+/// A response whose body is read as it arrives: see `Networking.stream(_:)`.
+public struct StreamedResponse: Sendable {
+  /// The status and header fields.
+  public let head: HTTPResponse
+  /// The URL of the response, after redirects.
+  public let url: URL?
+  /// The body, chunk by chunk; it can be iterated once.
+  public let body: ResponseStream
+
+  /// The status code.
+  public var statusCode: Int { head.status.code }
+}
+
+/// The body of a streamed response: an `AsyncSequence` of `Data` chunks, read once, with back-pressure.
+///
+/// Errors are `NetworkError`s: code `transportFailed` with the `TransportError` as the underlying error (a reset
+/// connection, a timeout, a body that cannot be decoded), or `cancelled`. Dropping the body (and its iterator)
+/// before the end stops the transfer.
+public final class ResponseStream: AsyncSequence, Sendable {
+  /// A chunk of the body.
+  public typealias Element = Data
+  /// The errors thrown while reading: `NetworkError`.
+  public typealias Failure = any Error
+
+  private let body: ResponseBody
+  private let lease: StreamLease
+
+  init(body: ResponseBody, lease: StreamLease) {
+    self.body = body
+    self.lease = lease
+  }
+
+  deinit {
+    body.cancel()
+    lease.release()
+  }
+
+  /// Creates the iterator; the body can be iterated once.
+  /// - Returns: The iterator.
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(stream: self, chunks: body.makeAsyncIterator())
+  }
+
+  /// Reads the body chunk by chunk.
+  public struct Iterator: AsyncIteratorProtocol {
+    private let stream: ResponseStream
+    private var chunks: ResponseBody.Iterator
+
+    fileprivate init(stream: ResponseStream, chunks: ResponseBody.Iterator) {
+      self.stream = stream
+      self.chunks = chunks
+    }
+
+    /// The next chunk, or `nil` at the end.
+    /// - Returns: The chunk.
+    /// - Throws: A `NetworkError` when the transfer fails or is cancelled.
+    public mutating func next() async throws -> Data? {
+      do {
+        guard let chunk = try await chunks.next() else {
+          stream.lease.release()
+          return nil
+        }
+        return chunk
+      } catch {
+        stream.lease.release()
+        throw NetworkError.wrapping(error)
+      }
+    }
+  }
+}
+
+@available(*, unavailable)
+extension ResponseStream.Iterator: Sendable {}
+
+/// Holds a streamed request's slot until its body is done: released once, by the end of the body, its failure, its
+/// being dropped, or the cancellation of the task that waits.
+final class StreamLease: Sendable {
+  private struct State {
+    var released = false
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+
+  private let state = Locked(State())
+
+  /// Lets the waiting task go on (and release the slot); later calls do nothing.
+  func release() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.released = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Waits until ``release()``; when the waiting task is cancelled, calls `onCancel` and stops waiting.
+  func waitUntilReleased(onCancel: @escaping @Sendable () -> Void) async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let releasedAlready = state.withLock { state in
+          if state.released || Task.isCancelled { return true }
+          state.waiter = continuation
+          return false
+        }
+        if releasedAlready { continuation.resume() }
+      }
+    } onCancel: {
+      onCancel()
+      release()
+    }
+  }
+}
