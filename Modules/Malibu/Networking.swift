@@ -62,6 +62,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
   let settings = Locked(Settings())
   private let limiter: RequestLimiter
   let flights = Locked(Flights())
+  /// Failure hooks, `shouldContinue`, the `validate` hook, mock mode and ETag policy (the `Networking+…` files).
+  let hooks = NetworkingHooks<R>()
 
   /// Creates a networking for the endpoints of `R`.
   ///
@@ -248,7 +250,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     do {
       promise.resolve(try await perform(endpoint, ticket: ticket, logger: logger))
     } catch {
-      promise.reject(NetworkError.wrapping(error))
+      promise.reject(NetworkError.rejection(for: error))
     }
   }
 
@@ -282,14 +284,22 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// One request, from the endpoint to the response.
   private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, logger: NetworkLogger?) async throws -> Response {
+    try hooks.checkServing(endpoint, logger: logger ?? self.logger, abandoning: ticket, of: limiter)
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
+    let view = try hooks.admit(endpoint, logger: logger ?? self.logger)
     var request = endpoint.request
+    let base = view.transport(for: endpoint, request: request, provider: mockProvider, real: transport)
     if let beforeEach = settings.withLock({ $0.beforeEach }) {
       request = beforeEach(request)
     }
-    let base: any Transport = mockProvider?.transport(for: endpoint) ?? transport
-    return try await send(request, through: base, storingOffline: true, logger: logger)
+    let response: Response
+    do {
+      response = try await send(Self.etagTagged(request), through: base, storingOffline: true, logger: logger)
+    } catch {
+      throw hooks.failed(endpoint, request: request, error: error)
+    }
+    return try view.accept(response, of: endpoint, request: request, logger: logger ?? self.logger)
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
@@ -342,7 +352,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
         headers: head.headerFields,
         request: prepared.head,
         url: url,
-        failureLogger: settings.logger
+        failureReporter: settings.logger
       )
     } catch {
       if storingOffline, request.storePolicy == .offline, Self.isHostUnreachable(error) {
@@ -372,6 +382,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     } else {
       include(CacheMiddleware.Uncached(policy: cachePolicy))
     }
+    include(etagMiddleware())
     return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
   }
 
@@ -447,6 +458,9 @@ struct NetworkingFlights: Sendable {
   }
 
   private var nextID: UInt64 = 0
+  /// How many slots are taken (`Networking.inFlight`), and who is told of every change (`Networking.activity`).
+  private(set) var count = 0
+  var watchers = ActivityWatchers()
   /// A slot holds its ID and, once filled, its flight.
   private var slots: [(id: UInt64, flight: NetworkingFlight?)?] = []
   private var freeSlots: [Int] = []
@@ -462,6 +476,8 @@ struct NetworkingFlights: Sendable {
       slot = slots.count
       slots.append((nextID, nil))
     }
+    count += 1
+    watchers.publish(count)
     return Key(slot: slot, id: nextID)
   }
 
@@ -476,6 +492,8 @@ struct NetworkingFlights: Sendable {
     guard key.slot < slots.count, slots[key.slot]?.id == key.id else { return }
     slots[key.slot] = nil
     freeSlots.append(key.slot)
+    count -= 1
+    watchers.publish(count)
   }
 
   /// Lets go of every flight and returns them.
@@ -483,6 +501,10 @@ struct NetworkingFlights: Sendable {
     defer {
       slots.removeAll()
       freeSlots.removeAll()
+      if count != 0 {
+        count = 0
+        watchers.publish(count)
+      }
     }
     return slots.compactMap { $0?.flight }  // a slot reserved and not filled yet holds none
   }

@@ -189,9 +189,54 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:282, "Authentication".
+/// README.md:287, "Failures and activity".
+func readmeFailuresAndActivity() async throws {
+  #sourceLocation(file:"README.md",line:288)
+  networking.onFailure = { failure in
+    print("\(failure.endpoint) failed: \(failure.networkError?.code.description ?? "\(failure.error)")")
+  }
+  let failures = networking.failures
+  Task {
+    for await failure in failures where failure.response?.statusCode == 503 { print("retry later", failure.request) }
+  }
+  Task { @MainActor in
+    for await count in networking.activity { print(count == 0 ? "idle" : "\(count) requests") }
+  }
+  print(networking.inFlight)
+  #sourceLocation()
+  _ = failures
+}
+
+/// README.md:307, "Failures and activity".
+func readmeFailuresAndActivity2() async throws {
+  #sourceLocation(file:"README.md",line:308)
+  struct APIError: Error { let message: String }
+  struct APIErrorBody: Decodable { let error: String? }
+
+  networking.shouldContinue = { failure in
+    guard case .fetchBoards = failure.endpoint else { return true }
+    return failure.networkError?.response?.statusCode != 401  // a revoked token: stop until signed in again
+  }
+  networking.validate = { response in
+    if let body = try? JSONDecoder().decode(APIErrorBody.self, from: response.data), let message = body.error {
+      throw APIError(message: message)  // a 200 with an error object
+    }
+  }
+  do {
+    _ = try await networking.request(.fetchBoards).validate().value
+  } catch let error as APIError {
+    print("the API said: \(error.message)")
+  }
+  if networking.isStopped {
+    networking.authenticate(bearerToken: try await refreshAccessToken())
+    networking.resume()
+  }
+  #sourceLocation()
+}
+
+/// README.md:339, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:283)
+  #sourceLocation(file:"README.md",line:340)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -199,18 +244,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:293, "Authentication".
+/// README.md:350, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:294)
+  #sourceLocation(file:"README.md",line:351)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:308, "Logging".
+/// README.md:365, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:309)
+  #sourceLocation(file:"README.md",line:366)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -223,9 +268,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:334, "Logging".
+/// README.md:391, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:335)
+  #sourceLocation(file:"README.md",line:392)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -233,9 +278,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:346, "Mocking".
+/// README.md:403, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:347)
+  #sourceLocation(file:"README.md",line:404)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -256,9 +301,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:370, "Mocking".
+/// README.md:427, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:373)
+  #sourceLocation(file:"README.md",line:430)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -272,9 +317,26 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:395, "Offline storage and replay".
+/// README.md:450, "Mock modes".
+func readmeMockModes() async throws {
+  #sourceLocation(file:"README.md",line:451)
+  let previews = Networking<SharkywatersEndpoint>()
+  previews.mockMode = .mocksOnly
+  previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
+  let board = try await previews.request(.showBoard(id: 1)).validate().toJsonDictionary().value
+  do {
+    _ = try await previews.request(.fetchBoards).value
+  } catch let error as NetworkError where error.code == .missingMock {
+    print(error.message)  // no mock answers fetchBoards (GET /api/boards) and the networking's mockMode is mocksOnly: ...
+  }
+  previews.unregisterMock(for: .showBoard(id: 1))
+  #sourceLocation()
+  _ = (previews, board)
+}
+
+/// README.md:474, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:396)
+  #sourceLocation(file:"README.md",line:475)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -288,9 +350,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:421, "HTTP cache".
+/// README.md:500, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:422)
+  #sourceLocation(file:"README.md",line:501)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -300,9 +362,24 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:431, "Cancellation".
+/// README.md:521, "ETags".
+func readmeETags() async throws {
+  #sourceLocation(file:"README.md",line:522)
+  networking.etagPolicy = .enabled
+  networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
+  let boards = try await networking.request(.fetchBoards).validate().value
+  let again = try await networking.request(.fetchBoards).validate().value  // If-None-Match; a 304 answered here
+  print(again.isFromCache, again.data == boards.data)
+
+  var live = Request.get("boards/live")
+  live.etagPolicy = .disabled  // this request only
+  #sourceLocation()
+  _ = (boards, again, live)
+}
+
+/// README.md:534, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:432)
+  #sourceLocation(file:"README.md",line:535)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -316,9 +393,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:451, "The Malibu namespace".
+/// README.md:554, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:452)
+  #sourceLocation(file:"README.md",line:555)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -336,9 +413,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:473, "Gzip".
+/// README.md:576, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:474)
+  #sourceLocation(file:"README.md",line:577)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -350,9 +427,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:485, "Transfer options".
+/// README.md:588, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:486)
+  #sourceLocation(file:"README.md",line:589)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -366,9 +443,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:514, "Using single modules".
+/// README.md:617, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:517)
+  #sourceLocation(file:"README.md",line:620)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -377,9 +454,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:525, "Using single modules".
+/// README.md:628, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:536)
+  #sourceLocation(file:"README.md",line:639)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -399,9 +476,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:607, "Transports".
+/// README.md:710, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:608)
+  #sourceLocation(file:"README.md",line:711)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
