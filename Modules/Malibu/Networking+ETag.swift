@@ -22,8 +22,8 @@ extension Networking {
   /// `credentialFields` name (`Authorization`, `Proxy-Authorization` and `Cookie` always count). With ``cache`` on,
   /// `GET` requests are revalidated by the cache already; the two work together (the cache's validator wins).
   public var etagPolicy: ETagPolicy {
-    get { hooks.state.withLock { $0.etagPolicy } }
-    set { hooks.state.withLock { $0.etagPolicy = newValue } }
+    get { settings.withLock { $0.etagPolicy } }
+    set { settings.withLock { $0.etagPolicy = newValue } }
   }
 
   /// Where the validators and responses of ``etagPolicy`` are kept: an `ETagStore` of its own per networking, in
@@ -34,18 +34,12 @@ extension Networking {
   /// networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   /// ```
   public var etagStore: ETagStore {
-    get { hooks.state.withLock { $0.etagStore } }
-    set { hooks.state.withLock { $0.etagStore = newValue } }
+    get { settings.withLock { $0.etagStore } }
+    set { settings.withLock { $0.etagStore = newValue } }
   }
 
-  /// The ETag step of the middleware chain: the networking's policy over its store; a request's own policy travels
-  /// in `ETagMiddleware.policyHeader` (see ``etagTagged(_:)``).
-  func etagMiddleware() -> ETagMiddleware {
-    let (store, policy) = hooks.state.withLock { ($0.etagStore, $0.etagPolicy) }
-    return ETagMiddleware(store: store, defaultPolicy: policy)
-  }
-
-  /// `request` with its own ETag policy, if it has one, in `ETagMiddleware.policyHeader` for the chain to read.
+  /// `request` with its own ETag policy, if it has one, in `ETagMiddleware.policyHeader`, for the chain's
+  /// `ETagMiddleware` (built over ``etagStore`` with ``etagPolicy`` as its default) to read.
   static func etagTagged(_ request: Request) -> Request {
     guard let policy = request.etagPolicy else { return request }
     var request = request

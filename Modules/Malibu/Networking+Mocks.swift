@@ -63,12 +63,13 @@ extension NetworkingHooks.Snapshot {
     }
     if let mocked = provider?.transport(for: endpoint) { return mocked }
     guard mockMode == .mocksOnly else { return real }
-    return MissingMockTransport(endpoint: String(describing: endpoint))
+    return MissingMockTransport(endpoint: NetworkingHooks<R>.name(of: endpoint))
   }
 }
 
 /// What a request without a mock is sent to in ``MockMode/mocksOnly``: it fails with `missingMock`, naming the
-/// endpoint, and never touches the network.
+/// endpoint (its type and case, never associated values) and the path without the query, and never touches the
+/// network.
 struct MissingMockTransport: Transport {
   let endpoint: String
 

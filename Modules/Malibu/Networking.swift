@@ -382,7 +382,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     } else {
       include(CacheMiddleware.Uncached(policy: cachePolicy))
     }
-    include(etagMiddleware())
+    include(ETagMiddleware(store: settings.etagStore, defaultPolicy: settings.etagPolicy))
     return middleware.isEmpty ? base : MiddlewareTransport(transport: base, middleware: middleware)
   }
 
@@ -419,6 +419,9 @@ struct NetworkingSettings: Sendable {
   var logger = NetworkLogger.shared
   /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
   var tokenRefresh: TokenRefreshMiddleware?
+  /// The ETag policy of requests without their own, and where validators are kept (see `Networking+ETag`).
+  var etagPolicy = ETagPolicy.disabled
+  var etagStore = ETagStore()
 }
 
 /// Something of a networking's that has not finished (a request or a replay): its promise and the task settling it.

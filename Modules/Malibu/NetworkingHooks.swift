@@ -6,7 +6,7 @@ import MalibuStorage
 import MalibuTransport
 
 /// The facade hooks of one networking (failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered
-/// mocks, ETag policy), behind one lock. A request reads them once, as a ``Snapshot``, when it leaves the queue.
+/// mocks), behind one lock. A request reads them once, as a ``Snapshot``, when it leaves the queue.
 final class NetworkingHooks<R: RequestConvertible>: Sendable {
   struct State: Sendable {
     var onFailure: (@Sendable (NetworkingFailure<R>) -> Void)?
@@ -18,8 +18,6 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     var stop: NetworkingFailure<R>?
     var mockMode: MockMode = .mixed
     var mocks: [Request: Mock] = [:]
-    var etagPolicy: ETagPolicy = .disabled
-    var etagStore = ETagStore()
 
     /// Whether anything listens to failures, so that a response needs a reporter of its own.
     var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
@@ -64,7 +62,8 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     abandoning ticket: RequestLimiter.Ticket,
     of limiter: RequestLimiter
   ) throws {
-    guard let stop = state.withLock({ $0.stop }) else { return }
+    // Without a limit the request never waits, and ``admit(_:logger:)`` checks it at once.
+    guard limiter.limit != nil, let stop = state.withLock({ $0.stop }) else { return }
     limiter.abandon(ticket)
     throw refuse(endpoint, stoppedBy: stop, logger: logger)
   }
@@ -75,13 +74,20 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     let cause = (stop.error as? NetworkError)?.code.description ?? String(describing: type(of: stop.error))
     let error = NetworkError(
       code: .stopped,
-      message: "the networking stopped serving requests after \(stop.endpoint) failed (\(cause)); call resume() "
-        + "to serve requests again",
+      message: "the networking stopped serving requests after \(Self.name(of: stop.endpoint)) failed (\(cause)); "
+        + "call resume() to serve requests again",
       underlyingError: stop.error
     )
     logger.log(error: error)
     publish(NetworkingFailure(endpoint: endpoint, request: endpoint.request, error: error), asking: false)
     return error
+  }
+
+  /// An endpoint's type and case name, without associated values (which may hold secrets): `Endpoint.showBoard`.
+  static func name(of endpoint: R) -> String {
+    let type = String(describing: R.self)
+    let name = String(describing: endpoint).prefix { $0 != "(" }
+    return name.isEmpty || name == type ? type : "\(type).\(name)"
   }
 
   /// Reports the failure of a request (unless it is a cancellation): `shouldContinue`, `onFailure`, `failures`.

@@ -46,20 +46,27 @@ struct MockModeTests {
       return request
     }
     let failures = networking.failures
-    let error = await networkError(networking.request(Probe(.get("unmocked", parameters: ["q": "x"]))))
+    let error = await networkError(networking.request(Probe(.get("unmocked", parameters: ["token": "s3cret"]))))
     #expect(error?.code == .missingMock)
-    #expect(error?.message.contains("unmocked") == true)
+    #expect(
+      error?.message.contains("no mock answers Probe (GET /api/unmocked)") == true,
+      "\(String(describing: error))"
+    )
     #expect(error?.message.contains("mocksOnly") == true)
-    #expect(error?.message.contains("q=x") == false)  // the query (it may carry a token) is left out
+    #expect(error?.message.contains("s3cret") == false)  // neither the query nor the endpoint's values
     #expect(transport.recordedRequests.isEmpty)
     #expect(before.value == 1)
     var iterator = failures.makeAsyncIterator()
     #expect(await iterator.next()?.networkError?.code == .missingMock)
 
     #expect(Self.from(try await networking.request(Probe(.get("provided"))).value) == "provider")
-    networking.register(mock: Mock(json: ["from": "registry"]), for: Probe(.get("unmocked", parameters: ["q": "x"])))
+    networking.register(
+      mock: Mock(json: ["from": "registry"]),
+      for: Probe(.get("unmocked", parameters: ["token": "s3cret"]))
+    )
     #expect(
-      Self.from(try await networking.request(Probe(.get("unmocked", parameters: ["q": "x"]))).value) == "registry"
+      Self.from(try await networking.request(Probe(.get("unmocked", parameters: ["token": "s3cret"]))).value)
+        == "registry"
     )
     #expect(transport.recordedRequests.isEmpty)
   }

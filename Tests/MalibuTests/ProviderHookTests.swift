@@ -45,7 +45,7 @@ struct ProviderHookTests {
     let refused = await networkError(networking.request(Probe(.get("boards"))))
     #expect(refused?.code == .stopped)
     #expect((refused?.underlyingError as? NetworkError)?.code == .unacceptableStatusCode)
-    #expect(refused?.message.contains("resume()") == true)
+    #expect(refused?.message.contains("after Probe failed (unacceptableStatusCode); call resume()") == true)
     #expect(transport.recordedRequests.count == sent)  // never sent
     #expect(await failures.next()?.networkError?.code == .stopped)  // published, not asked about
     #expect(asked.value == 2)

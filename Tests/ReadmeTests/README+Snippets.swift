@@ -327,7 +327,7 @@ func readmeMockModes() async throws {
   do {
     _ = try await previews.request(.fetchBoards).value
   } catch let error as NetworkError where error.code == .missingMock {
-    print(error.message)  // no mock answers fetchBoards (GET /api/boards) and the networking's mockMode is mocksOnly: ...
+    print(error.message)  // no mock answers SharkywatersEndpoint.fetchBoards (GET /api/boards) and …
   }
   previews.unregisterMock(for: .showBoard(id: 1))
   #sourceLocation()
