@@ -37,7 +37,8 @@ public import MalibuTransport
 /// (cancellations with `cancelled`) and keep the `TransportError` as `underlyingError`. The one exception is the
 /// caller's own `promise.cancel()`, which rejects that promise with `CancellationError` at once, as it does every
 /// `Promise`; ``cancelAllRequests()`` rejects with `NetworkError` code `cancelled`. `isCancellationError(_:)` is
-/// `true` for both, and `fail { }` skips both unless asked for `.allErrors`.
+/// `true` for both, and `fail { }` skips both unless asked for `.allErrors`. The errors of the networking's
+/// ``validate`` hook reach the promise as they were thrown.
 public final class Networking<R: RequestConvertible>: Sendable {
   // The state types live outside the generic class, so that reading them needs no type metadata for `R`.
   typealias Settings = NetworkingSettings
@@ -62,7 +63,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   let settings = Locked(Settings())
   private let limiter: RequestLimiter
   let flights = Locked(Flights())
-  /// Failure hooks, `shouldContinue`, the `validate` hook, mock mode and ETag policy (the `Networking+…` files).
+  /// Failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered mocks (the `Networking+…` files).
   let hooks = NetworkingHooks<R>()
 
   /// Creates a networking for the endpoints of `R`.
