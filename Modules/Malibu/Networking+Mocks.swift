@@ -1,5 +1,6 @@
 import HTTPTypes
 @_spi(Malibu) import MalibuCore
+@_spi(Malibu) import MalibuLogging
 public import MalibuMocking
 import MalibuTransport
 
@@ -45,6 +46,21 @@ extension Networking {
   /// Forgets every mock registered with ``register(mock:for:)``.
   public func unregisterAllMocks() {
     hooks.state.withLock { $0.mocks.removeAll() }
+  }
+}
+
+extension Networking {
+  /// Fails a replay at once in ``MockMode/mocksOnly``: stored requests have no endpoint to mock, and that mode never
+  /// touches the network.
+  func refuseReplayInMocksOnlyMode(logger: NetworkLogger) throws(NetworkError) {
+    guard mockMode == .mocksOnly else { return }
+    let error = NetworkError(
+      code: .missingMock,
+      message: "replay() sends stored requests to the network, and the networking's mockMode is mocksOnly: "
+        + "the stored requests are kept"
+    )
+    logger.log(error: error)
+    throw error
   }
 }
 

@@ -93,4 +93,26 @@ struct MockModeTests {
     #expect(try await networking.request(Probe(.get("a"))).value.data == Data("[]".utf8))
     #expect(transport.recordedPaths == ["/api/boards?page=2", "/api/boards", "/api/a"])
   }
+
+  /// `replay()` in `mocksOnly` sends nothing and keeps the stored requests; back in `mixed` it sends them.
+  @Test func replayInMocksOnlyKeepsTheStoreAndTouchesNoNetwork() async throws {
+    let transport = makeTransport()
+    transport.stub(.delete, "/api/boards/1", error: refused)
+    let networking = makeOfflineNetworking(transport)
+    _ = await outcome(networking.request(Probe(.delete("boards/1", storePolicy: .offline))))
+    #expect(try networking.offlineStore.all().count == 1)
+    transport.reset()
+    transport.stub(.delete, "/api/boards/1", status: .noContent)
+
+    networking.mockMode = .mocksOnly
+    let refusal = await networkError(networking.replay())
+    #expect(refusal?.code == .missingMock)
+    #expect(transport.recordedRequests.isEmpty)
+    #expect(try networking.offlineStore.all().count == 1)
+
+    networking.mockMode = .mixed
+    let outcomes = try await networking.replay().value
+    #expect(outcomes.count == 1 && (try? outcomes[0].get().statusCode) == 204)
+    #expect(try networking.offlineStore.all().isEmpty)
+  }
 }
