@@ -5,9 +5,9 @@ public import MalibuMocking
 import MalibuTransport
 
 extension Networking {
-  /// Which requests mocks answer: ``MockMode/mixed`` by default (a request with a mock is answered by it, any other
-  /// goes to the network), ``MockMode/mocksOnly`` (a request without a mock fails with `NetworkError` code
-  /// `missingMock`, never touching the network), or ``MockMode/realOnly`` (mocks are ignored).
+  /// Which requests mocks answer (a ``/MalibuMocking/MockMode``): `.mixed` by default (a request with a mock is
+  /// answered by it, any other goes to the network), `.mocksOnly` (a request without a mock fails with `NetworkError`
+  /// code `missingMock`, never touching the network), or `.realOnly` (mocks are ignored).
   ///
   /// ```swift
   /// networking.mockMode = .mocksOnly
@@ -20,7 +20,7 @@ extension Networking {
     set { hooks.state.withLock { $0.mockMode = newValue } }
   }
 
-  /// Answers `endpoint` with `mock` from now on, in the ``MockMode/mixed`` and ``MockMode/mocksOnly`` modes.
+  /// Answers `endpoint` with `mock` from now on, in the `.mixed` and `.mocksOnly` modes (see ``mockMode``).
   ///
   /// ```swift
   /// networking.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -50,8 +50,8 @@ extension Networking {
 }
 
 extension Networking {
-  /// Fails a replay at once in ``MockMode/mocksOnly``: stored requests have no endpoint to mock, and that mode never
-  /// touches the network.
+  /// Fails a replay at once in `.mocksOnly`: stored requests have no endpoint to mock, and that mode never touches
+  /// the network.
   func refuseReplayInMocksOnlyMode(logger: NetworkLogger) throws(NetworkError) {
     guard mockMode == .mocksOnly else { return }
     let error = NetworkError(
@@ -83,7 +83,7 @@ extension NetworkingHooks.Snapshot {
   }
 }
 
-/// What a request without a mock is sent to in ``MockMode/mocksOnly``: it fails with `missingMock`, naming the
+/// What a request without a mock is sent to in `.mocksOnly`: it fails with `missingMock`, naming the
 /// endpoint (its type and case, never associated values) and the path without the query, and never touches the
 /// network.
 struct MissingMockTransport: Transport {
