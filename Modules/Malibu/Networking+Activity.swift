@@ -35,6 +35,14 @@ extension Networking {
     return stream
   }
 
+  /// Ends every subscription of ``activity`` and ``failures`` (the networking is going away).
+  func finishSubscriptions() {
+    // Taken out under the lock and finished outside it: finishing runs the subscription's termination handler.
+    let watchers = flights.withLock { $0.watchers.removeAll() }
+    for watcher in watchers { watcher.finish() }
+    hooks.finishSubscribers()
+  }
+
   /// How many subscribers ``activity`` has.
   var activitySubscriberCount: Int { flights.withLock { $0.watchers.count } }
 }
@@ -59,6 +67,13 @@ struct ActivityWatchers: Sendable {
   /// Removes a subscriber.
   mutating func remove(_ id: UInt64) {
     continuations[id] = nil
+  }
+
+  /// Removes every subscriber.
+  /// - Returns: Their continuations, to finish outside the lock.
+  mutating func removeAll() -> [AsyncStream<Int>.Continuation] {
+    defer { continuations.removeAll() }
+    return Array(continuations.values)
   }
 
   /// Hands a new count to every subscriber.

@@ -105,6 +105,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     }
   }
 
+  /// Ends every `failures` and `activity` subscription, so that loops over them end with the networking.
+  deinit {
+    finishSubscriptions()
+  }
+
   /// Changes every request once it leaves the mode's queue, before the middleware gate and encoding.
   ///
   /// ```swift

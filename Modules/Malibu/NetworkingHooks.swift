@@ -115,6 +115,16 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     for subscriber in subscribers { subscriber.yield(failure) }
   }
 
+  /// Ends every subscription of `failures` (the networking is going away); finished outside the lock, since finishing
+  /// runs the subscription's termination handler, which takes it.
+  func finishSubscribers() {
+    let subscribers = state.withLock { state in
+      defer { state.subscribers.removeAll() }
+      return Array(state.subscribers.values)
+    }
+    for subscriber in subscribers { subscriber.finish() }
+  }
+
   /// A new subscriber of `failures`.
   func subscribe(bufferingNewest limit: Int) -> AsyncStream<NetworkingFailure<R>> {
     let (stream, continuation) = AsyncStream.makeStream(

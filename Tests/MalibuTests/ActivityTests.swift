@@ -89,4 +89,17 @@ struct ActivityTests {
     #expect(await one.next() == 0)
     await eventually("the second subscriber is removed") { networking.activitySubscriberCount == 1 }
   }
+
+  /// Loops over `activity` and `failures` end when their networking goes away.
+  @Test(.timeLimit(.minutes(1))) func subscriptionsEndWithTheNetworking() async throws {
+    var networking: Networking<Probe>? = Networking<Probe>(transport: .custom(makeTransport()))
+    let activity = try #require(networking?.activity)
+    let failures = try #require(networking?.failures)
+    networking = nil
+    var counts: [Int] = []
+    for await count in activity { counts.append(count) }
+    var failed = 0
+    for await _ in failures { failed += 1 }
+    #expect(counts == [0] && failed == 0)
+  }
 }
