@@ -4,7 +4,7 @@ public import MalibuStorage
 
 extension Networking {
   /// Automatic `If-None-Match` revalidation (early Malibu's ETag handling) for the requests whose own
-  /// `Request.etagPolicy` is `nil`: ``MalibuCore/ETagPolicy/disabled`` by default.
+  /// `Request.etagPolicy` is `nil`: ``/MalibuCore/ETagPolicy/disabled`` by default.
   ///
   /// ```swift
   /// networking.etagPolicy = .enabled        // every GET, PUT and PATCH of this networking

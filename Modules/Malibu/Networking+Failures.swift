@@ -51,8 +51,8 @@ extension Networking {
   /// Each access is a subscriber of its own, and every subscriber gets every failure that happens after it
   /// subscribed: transport failures, the ``middleware`` gate's rejections, requests that cannot be encoded, the
   /// `stopped` and `missingMock` errors, the ``validate`` hook's errors, and the failures of `validate()`, the `toX()`
-  /// conversions and `decode()` on this networking's responses (for a response that arrived while something was
-  /// subscribed or a hook was set). Cancellations are not failures and never appear, nor do ``replay()``'s requests
+  /// conversions and `decode()` on this networking's responses (of requests that left the mode's queue while something
+  /// was subscribed or a hook was set: only those responses carry a reporter of their own). Cancellations are not failures and never appear, nor do ``replay()``'s requests
   /// (their outcomes are the replay's value). A subscriber that falls behind keeps the newest
   /// ``failureBufferSize`` failures. Independent of logging: it works with logging at `LogLevel.none`.
   public var failures: AsyncStream<NetworkingFailure<R>> {

@@ -46,7 +46,7 @@ public struct ETagMiddleware: Middleware {
   /// Creates the middleware.
   /// - Parameters:
   ///   - store: Where validators and responses are kept.
-  ///   - defaultPolicy: The policy of requests without ``policyHeader``; ``MalibuCore/ETagPolicy/enabled`` by default.
+  ///   - defaultPolicy: The policy of requests without ``policyHeader``; ``/MalibuCore/ETagPolicy/enabled`` by default.
   public init(store: ETagStore, defaultPolicy: ETagPolicy = .enabled) {
     self.store = store
     self.defaultPolicy = defaultPolicy
