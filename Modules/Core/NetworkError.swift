@@ -53,6 +53,10 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public static let transportFailed = Code("transportFailed")
     /// A middleware, or another step before sending, stopped the request.
     public static let requestRejected = Code("requestRejected")
+    /// The networking stopped serving requests after its `shouldContinue` hook said so, until it is resumed.
+    public static let stopped = Code("stopped")
+    /// The networking sends mocks only, and no mock answers this request; the message names the endpoint.
+    public static let missingMock = Code("missingMock")
 
     /// The code's name, as spelled in Swift.
     public var description: String { name }

@@ -35,6 +35,8 @@ public struct Request: Sendable, Hashable {
   public var storePolicy: StorePolicy
   /// How the request uses the HTTP cache.
   public var cachePolicy: CachePolicy
+  /// Automatic `If-None-Match` revalidation for this request; `nil`, the default, follows the networking's.
+  public var etagPolicy: ETagPolicy? = nil
 
   /// Creates a request.
   /// - Parameters:
@@ -90,7 +92,7 @@ public struct Request: Sendable, Hashable {
   public static func == (lhs: Request, rhs: Request) -> Bool {
     lhs.method == rhs.method && lhs.resource.urlString == rhs.resource.urlString
       && lhs.contentType == rhs.contentType && lhs.task == rhs.task && lhs.headers == rhs.headers
-      && lhs.storePolicy == rhs.storePolicy && lhs.cachePolicy == rhs.cachePolicy
+      && lhs.storePolicy == rhs.storePolicy && lhs.cachePolicy == rhs.cachePolicy && lhs.etagPolicy == rhs.etagPolicy
       && lhs.comparableParameters == rhs.comparableParameters
   }
 

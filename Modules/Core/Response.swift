@@ -10,7 +10,7 @@ public struct Response: Sendable {
     var headers: HTTPFields
     var request: HTTPRequest
     var url: URL?
-    var failureLogger: (any ResponseFailureLogging)?
+    var failureReporter: (any ResponseFailureReporting)?
   }
 
   /// The fields, kept behind one reference: a response is handed along promise chains and copied at every step,
@@ -68,23 +68,34 @@ public struct Response: Sendable {
     box = Box(Fields(data: data, status: status, headers: headers, request: request, url: url))
   }
 
-  /// Creates a response whose failed checks and conversions are logged by `failureLogger` (the networking's logger).
+  /// Creates a response whose failed checks and conversions are reported to `failureReporter` (the networking's
+  /// logger, or what reports to the networking's failure hooks as well).
   @_spi(Malibu) public init(
     data: Data,
     status: HTTPResponse.Status,
     headers: HTTPFields,
     request: HTTPRequest,
     url: URL?,
-    failureLogger: (any ResponseFailureLogging)?
+    failureReporter: (any ResponseFailureReporting)?
   ) {
     box = Box(
-      Fields(data: data, status: status, headers: headers, request: request, url: url, failureLogger: failureLogger)
+      Fields(
+        data: data,
+        status: status,
+        headers: headers,
+        request: request,
+        url: url,
+        failureReporter: failureReporter
+      )
     )
   }
 
-  /// Where a failed `validate()`, `toString()` or `decode(using:)` of this response is logged: the logger of the
-  /// networking that received it; `nil` for a response made by hand.
-  @_spi(Malibu) public var failureLogger: (any ResponseFailureLogging)? { box.fields.failureLogger }
+  /// Where a failed `validate()`, `toString()` or `decode(using:)` of this response is reported: the networking that
+  /// received it (its logger and failure hooks); `nil` for a response made by hand.
+  @_spi(Malibu) public var failureReporter: (any ResponseFailureReporting)? {
+    get { box.fields.failureReporter }
+    set { fields.failureReporter = newValue }
+  }
 
   /// The numeric status code, such as `200`.
   public var statusCode: Int { status.code }
@@ -95,11 +106,12 @@ public struct Response: Sendable {
   }
 }
 
-/// Logs the failed checks and conversions of a response's promise (the facade's `NetworkLogger`).
-@_spi(Malibu) public protocol ResponseFailureLogging: AnyObject, Sendable {
-  /// Logs one failure.
+/// Reports the failed checks and conversions of a response's promise to the networking it came from: its
+/// `NetworkLogger`, and its failure hooks when it has any.
+@_spi(Malibu) public protocol ResponseFailureReporting: AnyObject, Sendable {
+  /// Reports one failure.
   /// - Parameters:
   ///   - error: The error of the check or conversion.
-  ///   - request: The request the response answers.
-  func logFailure(_ error: any Error, request: HTTPRequest)
+  ///   - response: The response it happened to.
+  func reportFailure(_ error: any Error, of response: Response)
 }

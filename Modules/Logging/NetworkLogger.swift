@@ -154,9 +154,9 @@ public final class NetworkLogger: Sendable {
   /// networking's responses report to that networking's logger, not to ``shared``.
   /// - Parameters:
   ///   - error: The error.
-  ///   - request: The request the response answers.
-  @_spi(Malibu) public func logFailure(_ error: any Error, request: HTTPRequest) {
-    log(error: error, request: request)
+  ///   - response: The response; its request is logged.
+  @_spi(Malibu) public func reportFailure(_ error: any Error, of response: Response) {
+    log(error: error, request: response.request)
   }
 
   /// Logs an error that happened outside the transport — a validation or serialization failure, a request that
@@ -194,4 +194,4 @@ extension NetworkLogger.Settings {
   }
 }
 
-@_spi(Malibu) extension NetworkLogger: ResponseFailureLogging {}
+@_spi(Malibu) extension NetworkLogger: ResponseFailureReporting {}

@@ -117,7 +117,8 @@ extension Promise where Value == Response {
     derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.decode(type, decoder: decoder) } }
   }
 
-  /// Runs `transform` on the response of `result`; a failure is logged with the request and rethrown.
+  /// Runs `transform` on the response of `result`; a failure is reported (logged with the request, and published to
+  /// the networking's failure hooks) and rethrown.
   ///
   /// Each helper derives its promise with a step that calls this, rather than handing its conversion to `then` as a
   /// value: `then` wrapped it in a closure of its own, and a helper of this kind in another, an allocation each per
@@ -132,14 +133,14 @@ extension Promise where Value == Response {
     do {
       return .result(.success(try transform(response)))
     } catch {
-      logFailure(error, of: response)
+      reportFailure(error, of: response)
       throw error
     }
   }
 
-  /// Writes a failed check or conversion to the logger of the networking the response came from (the shared
-  /// logger for a response made by hand), with the request it belongs to.
-  @usableFromInline static func logFailure(_ error: any Error, of response: Response) {
-    (response.failureLogger ?? NetworkLogger.shared).logFailure(error, request: response.request)
+  /// Reports a failed check or conversion to the networking the response came from (its logger and failure hooks;
+  /// the shared logger for a response made by hand), with the request it belongs to.
+  @usableFromInline static func reportFailure(_ error: any Error, of response: Response) {
+    (response.failureReporter ?? NetworkLogger.shared).reportFailure(error, of: response)
   }
 }

@@ -7,8 +7,8 @@ import MalibuTransport
 /// The middleware chain of a networking, built when a setting it is made from changes (the logger, the credentials),
 /// never per request.
 ///
-/// Its steps, outermost first: logging · authentication (plain credentials or token refresh) · cache · offline store,
-/// and under them the request's transport (the networking's, or the mock the endpoint's provider answers with).
+/// Its steps, outermost first: logging · authentication (plain credentials or token refresh) · cache · ETag
+/// revalidation · offline store, and under them the request's transport (the networking's, or the mock the endpoint's provider answers with).
 ///
 /// A step that the settings say would do nothing is left out when the chain is built (no credentials: no
 /// authentication step). Three steps depend on something a request decides, so the chain is composed once in each
@@ -16,6 +16,7 @@ import MalibuTransport
 /// - logging, by the logger's level at the time of the request (a `NetworkLogger` may change its level without the
 ///   networking knowing): no logging step at `LogLevel.none`;
 /// - the offline store, only for `storePolicy: .offline` (and never while replaying);
+/// - ETag revalidation, only while the networking's `etagPolicy` is enabled or the request names a policy of its own;
 /// - without an `HTTPCache`, the cache step that refuses a `GET` under `returnCacheDataDontLoad` and removes a
 ///   `X-Malibu-Cache-Policy` field, only for such a request.
 ///
@@ -28,6 +29,7 @@ final class NetworkingChain: Sendable {
     static let logging = Needs(rawValue: 1)
     static let offline = Needs(rawValue: 2)
     static let cacheGate = Needs(rawValue: 4)
+    static let etag = Needs(rawValue: 8)
   }
 
   /// The steps of every combination of ``Needs``, by its raw value.
@@ -40,17 +42,19 @@ final class NetworkingChain: Sendable {
   ///   - logger: The networking's logger.
   ///   - authentication: The authentication step, or `nil` when there are no credentials.
   ///   - cache: The networking's HTTP cache, if any.
+  ///   - etag: The ETag step, over the networking's store with its policy.
   ///   - offlineStore: Where `.offline` requests are saved.
   init(
     logger: NetworkLogger,
     authentication: (any Middleware)?,
     cache: HTTPCache?,
+    etag: ETagMiddleware,
     offlineStore: OfflineRequestStore
   ) {
     hasCache = cache != nil
     let logging = LoggingMiddleware(logger: logger)
     let offline = OfflineStoreMiddleware(store: offlineStore) { error in logger.log(error: error) }
-    let all: [Needs] = (0..<8).map { Needs(rawValue: $0) }
+    let all: [Needs] = (0..<16).map { Needs(rawValue: $0) }
     variants = all.map { needs in
       var steps: [any Middleware] = []
       if needs.contains(.logging) { steps.append(logging) }
@@ -60,6 +64,7 @@ final class NetworkingChain: Sendable {
       } else if needs.contains(.cacheGate) {
         steps.append(CacheMiddleware.Uncached())
       }
+      if needs.contains(.etag) { steps.append(etag) }
       if needs.contains(.offline) { steps.append(offline) }
       return steps
     }
@@ -87,6 +92,7 @@ extension Networking {
       logger: settings.logger,
       authentication: authenticationStep(in: settings),
       cache: cache,
+      etag: ETagMiddleware(store: settings.etagStore, defaultPolicy: settings.etagPolicy),
       offlineStore: offlineStore
     )
   }

@@ -41,7 +41,7 @@ extension Networking {
       do {
         try await limiter.wait(for: ticket)
         defer { limiter.release() }
-        let (request, base) = uncachedRequest(for: endpoint)
+        let (request, base) = try uncachedRequest(for: endpoint)
         let file = try await Download.run(to: destination, resume: resume) { adjust in
           try await open(request, of: endpoint, through: base, storingOffline: false) { head in
             adjust(&head)
@@ -59,8 +59,8 @@ extension Networking {
 
   /// The endpoint's request after ``beforeEach``, with the cache bypassed, and the transport it goes to (the
   /// endpoint's mock, or ``transport``).
-  func uncachedRequest(for endpoint: R) -> (Request, any Transport) {
-    var (request, base) = resolve(endpoint)
+  func uncachedRequest(for endpoint: R) throws -> (Request, any Transport) {
+    var (request, base) = resolve(endpoint, view: try hooks.admit(endpoint, logger: logger))
     request.cachePolicy = .reloadIgnoringLocalCacheData
     return (request, base)
   }

@@ -34,8 +34,10 @@ extension Networking {
   /// (a forged `uploadFile` entry naming a local file, say) or cannot read is moved aside by the store, reported
   /// through ``logger`` as a `StorageError` with the problem's code (`untrustedEntry`, `corruptEntry`), and never
   /// sent, nor is it among the outcomes. An empty store resolves at once.
+  /// In ``mockMode`` `mocksOnly` it sends nothing and keeps every stored request (they have no endpoint a mock could
+  /// answer, and that mode never touches the network).
   /// - Returns: The outcome of every replayed request, in replay order; rejected with a `StorageError` when the
-  ///   store directory cannot be read.
+  ///   store directory cannot be read, and with `NetworkError` code `missingMock` in ``mockMode`` `mocksOnly`.
   @discardableResult
   public func replay() -> Promise<[ReplayOutcome]> {
     let promise = Promise<[ReplayOutcome]>()
@@ -68,6 +70,7 @@ extension Networking {
 
   private func replayStoredRequests() async throws -> [ReplayOutcome] {
     let logger = self.logger
+    try refuseReplayInMocksOnlyMode(logger: logger)
     let contents: OfflineStoreContents
     do {
       contents = try offlineStore.load()

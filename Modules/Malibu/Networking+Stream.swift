@@ -35,7 +35,7 @@ extension Networking {
       do {
         try await limiter.wait(for: ticket)
         defer { limiter.release() }
-        let (request, base) = uncachedRequest(for: endpoint)
+        let (request, base) = try uncachedRequest(for: endpoint)
         let response = try await open(request, of: endpoint, through: base, storingOffline: false).response
         let lease = StreamLease()
         Self.handOver(response, lease: lease, to: promise)

@@ -41,7 +41,8 @@ public import MalibuTransport
 /// (cancellations with `cancelled`) and keep the `TransportError` as `underlyingError`. The one exception is the
 /// caller's own `promise.cancel()`, which rejects that promise with `CancellationError` at once, as it does every
 /// `Promise`; ``cancelAllRequests()`` rejects with `NetworkError` code `cancelled`. `isCancellationError(_:)` is
-/// `true` for both, and `fail { }` skips both unless asked for `.allErrors`.
+/// `true` for both, and `fail { }` skips both unless asked for `.allErrors`. The errors of the networking's
+/// ``validate`` hook reach the promise as they were thrown.
 public final class Networking<R: RequestConvertible>: Sendable {
   // The state types live outside the generic class, so that reading them needs no type metadata for `R`.
   typealias Settings = NetworkingSettings
@@ -66,6 +67,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
   let settings: Locked<Settings>
   let limiter: RequestLimiter
   let flights = Locked(Flights())
+  /// Failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered mocks (the `Networking+…` files).
+  let hooks = NetworkingHooks<R>()
 
   /// Creates a networking for the endpoints of `R`.
   ///
@@ -102,17 +105,25 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let networkLogger =
       logger.map { NetworkLogger(level: .info, logger: $0, redactor: NetworkLogger.shared.redactor) }
       ?? NetworkLogger.shared
+    let etagStore = ETagStore()
     settings = Locked(
       Settings(
         logger: networkLogger,
+        etagStore: etagStore,
         chain: NetworkingChain(
           logger: networkLogger,
           authentication: nil,
           cache: cache,
+          etag: ETagMiddleware(store: etagStore, defaultPolicy: .disabled),
           offlineStore: self.offlineStore
         )
       )
     )
+  }
+
+  /// Ends every `failures` and `activity` subscription, so that loops over them end with the networking.
+  deinit {
+    finishSubscriptions()
   }
 
   /// Changes every request once it leaves the mode's queue, before the middleware gate and encoding.
@@ -288,7 +299,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     do {
       promise.resolve(try await perform(endpoint, ticket: ticket, control: control))
     } catch {
-      promise.reject(NetworkError.wrapping(error))
+      promise.reject(NetworkError.rejection(for: error))
     }
   }
 
@@ -322,20 +333,36 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// One request, from the endpoint to the response.
   private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, control: RequestControl) async throws -> Response {
+    let logger = control.logger ?? self.logger
+    try hooks.checkServing(endpoint, logger: logger, abandoning: ticket, of: limiter)
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    let (request, base) = resolve(endpoint)
-    return try await collect(request, of: endpoint, through: base, storingOffline: true, control: control)
+    let view = try hooks.admit(endpoint, logger: logger)
+    let (request, base) = resolve(endpoint, view: view)
+    let response: Response
+    do {
+      response = try await collect(
+        Self.etagTagged(request),
+        of: endpoint,
+        through: base,
+        storingOffline: true,
+        control: control
+      )
+    } catch {
+      throw hooks.failed(endpoint, request: request, error: error)
+    }
+    return try view.accept(response, of: endpoint, request: request, logger: logger)
   }
 
-  /// The endpoint's request after ``beforeEach``, and the transport under the chain for it: the mock provider's
-  /// answer for the endpoint, else ``transport``.
-  func resolve(_ endpoint: R) -> (request: Request, transport: any Transport) {
+  /// The endpoint's request after ``beforeEach``, and the transport under the chain for it, by the mock mode: a mock
+  /// registered for the endpoint, the mock provider's answer, else ``transport``.
+  func resolve(_ endpoint: R, view: NetworkingHooks<R>.Snapshot) -> (request: Request, transport: any Transport) {
     var request = endpoint.request
+    let base = view.transport(for: endpoint, request: request, provider: mockProvider, real: transport)
     if let beforeEach = settings.withLock({ $0.beforeEach }) {
       request = beforeEach(request)
     }
-    return (request, mockProvider?.transport(for: endpoint) ?? transport)
+    return (request, base)
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
@@ -369,7 +396,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
         headers: head.headerFields,
         request: outgoing.head,
         url: url,
-        failureLogger: outgoing.settings.logger
+        failureReporter: outgoing.settings.logger
       )
     }
   }
@@ -444,6 +471,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
     var needs: NetworkingChain.Needs = []
     if settings.logger.level != .none { needs.insert(.logging) }
     if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
+    if settings.etagPolicy == .enabled || prepared.head.headerFields.contains(ETagMiddleware.policyHeader) {
+      needs.insert(.etag)
+    }
     if !settings.chain.hasCache,
       (request.method == .get && request.cachePolicy == .returnCacheDataDontLoad)
         || prepared.head.headerFields.contains(CacheMiddleware.policyHeader)
@@ -564,8 +594,13 @@ struct NetworkingSettings: Sendable {
   /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
   var chain: NetworkingChain
 
-  init(logger: NetworkLogger, chain: NetworkingChain) {
+  /// The ETag policy of requests without their own, and where validators are kept (see `Networking+ETag`).
+  var etagPolicy = ETagPolicy.disabled
+  var etagStore: ETagStore
+
+  init(logger: NetworkLogger, etagStore: ETagStore, chain: NetworkingChain) {
     self.logger = logger
+    self.etagStore = etagStore
     self.chain = chain
   }
 }
@@ -607,6 +642,9 @@ struct NetworkingFlights: Sendable {
   }
 
   private var nextID: UInt64 = 0
+  /// How many slots are taken (`Networking.inFlight`), and who is told of every change (`Networking.activity`).
+  private(set) var count = 0
+  var watchers = ActivityWatchers()
   /// A slot holds its ID and, once filled, its flight.
   private var slots: [(id: UInt64, flight: NetworkingFlight?)?] = []
   private var freeSlots: [Int] = []
@@ -622,6 +660,8 @@ struct NetworkingFlights: Sendable {
       slot = slots.count
       slots.append((nextID, nil))
     }
+    count += 1
+    watchers.publish(count)
     return Key(slot: slot, id: nextID)
   }
 
@@ -636,6 +676,8 @@ struct NetworkingFlights: Sendable {
     guard key.slot < slots.count, slots[key.slot]?.id == key.id else { return }
     slots[key.slot] = nil
     freeSlots.append(key.slot)
+    count -= 1
+    watchers.publish(count)
   }
 
   /// Lets go of every flight and returns them.
@@ -643,6 +685,10 @@ struct NetworkingFlights: Sendable {
     defer {
       slots.removeAll()
       freeSlots.removeAll()
+      if count != 0 {
+        count = 0
+        watchers.publish(count)
+      }
     }
     return slots.compactMap { $0?.flight }  // a slot reserved and not filled yet holds none
   }

@@ -82,6 +82,18 @@ final class RequestLimiter: Sendable {
     }
   }
 
+  /// Gives up a ticket whose task will never wait for it (a request failed before its turn): its place in the queue,
+  /// or the slot it was granted.
+  func abandon(_ ticket: Ticket) {
+    guard limit != nil else { return }
+    let held = state.withLock { state -> Bool in
+      if state.granted.remove(ticket.id) != nil { return true }
+      state.waiting.removeAll { $0.id == ticket.id }
+      return false
+    }
+    if held { release() }
+  }
+
   /// Gives a slot back: to the first waiter, or to the pool.
   func release() {
     guard limit != nil else { return }

@@ -96,13 +96,19 @@ public final class HTTPCache: Sendable {
   /// - Returns: The key.
   public func key(for request: HTTPRequest) -> String {
     let primary = Self.primaryKey(for: request)
+    let canonical = Self.credentialText(of: request, fields: credentialFields)
+    return canonical.isEmpty ? primary : primary + Self.credentialsMarker + digest(canonical)
+  }
+
+  /// The values `request` has for `fields`, each with its name, as one text to digest; empty when it has none.
+  static func credentialText(of request: HTTPRequest, fields: [HTTPField.Name]) -> String {
     var canonical = ""
-    for name in credentialFields {
+    for name in fields {
       let values = request.headerFields[values: name]
       guard !values.isEmpty else { continue }
       canonical += name.canonicalName + "\u{0}" + values.joined(separator: "\u{0}") + "\u{1}"
     }
-    return canonical.isEmpty ? primary : primary + Self.credentialsMarker + digest(canonical)
+    return canonical
   }
 
   /// The salted digest of the values `request` has for `names` (lower-cased field names, as `Vary` lists them), or
@@ -191,7 +197,7 @@ public final class HTTPCache: Sendable {
   /// The number of stored responses.
   public var count: Int { state.withLock { $0.entries.count } }
 
-  private static let credentialsMarker = " credentials="
+  static let credentialsMarker = " credentials="
 
   static func primaryKey(for request: HTTPRequest) -> String {
     "\(request.method.rawValue) \(request.scheme ?? "")://\(request.authority ?? "")\(request.path ?? "")"

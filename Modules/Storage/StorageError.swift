@@ -29,6 +29,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public static let cacheMiss = Code("cacheMiss")
     /// The `X-Malibu-Cache-Policy` header names no known ``MalibuCore/CachePolicy``.
     public static let invalidCachePolicy = Code("invalidCachePolicy")
+    /// An `X-Malibu-ETag-Policy` request header names no ``/MalibuCore/ETagPolicy``.
+    public static let invalidETagPolicy = Code("invalidETagPolicy")
     /// An offline-store entry file that this store did not write: its authentication code is missing or does not
     /// match the store's key (forged, tampered with, or copied from another store). It is set aside, never replayed.
     public static let untrustedEntry = Code("untrustedEntry")

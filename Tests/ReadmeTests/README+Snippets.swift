@@ -225,9 +225,54 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:320, "Authentication".
+/// README.md:325, "Failures and activity".
+func readmeFailuresAndActivity() async throws {
+  #sourceLocation(file:"README.md",line:326)
+  networking.onFailure = { failure in
+    print("\(failure.endpoint) failed: \(failure.networkError?.code.description ?? "\(failure.error)")")
+  }
+  let failures = networking.failures
+  Task {
+    for await failure in failures where failure.response?.statusCode == 503 { print("retry later", failure.request) }
+  }
+  Task { @MainActor in
+    for await count in networking.activity { print(count == 0 ? "idle" : "\(count) requests") }
+  }
+  print(networking.inFlight)
+  #sourceLocation()
+  _ = failures
+}
+
+/// README.md:345, "Failures and activity".
+func readmeFailuresAndActivity2() async throws {
+  #sourceLocation(file:"README.md",line:346)
+  struct APIError: Error { let message: String }
+  struct APIErrorBody: Decodable { let error: String? }
+
+  networking.shouldContinue = { failure in
+    guard case .fetchBoards = failure.endpoint else { return true }
+    return failure.networkError?.response?.statusCode != 401  // a revoked token: stop until signed in again
+  }
+  networking.validate = { response in
+    if let body = try? JSONDecoder().decode(APIErrorBody.self, from: response.data), let message = body.error {
+      throw APIError(message: message)  // a 200 with an error object
+    }
+  }
+  do {
+    _ = try await networking.request(.fetchBoards).validate().value
+  } catch let error as APIError {
+    print("the API said: \(error.message)")
+  }
+  if networking.isStopped {
+    networking.authenticate(bearerToken: try await refreshAccessToken())
+    networking.resume()
+  }
+  #sourceLocation()
+}
+
+/// README.md:377, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:321)
+  #sourceLocation(file:"README.md",line:378)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -235,18 +280,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:331, "Authentication".
+/// README.md:388, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:332)
+  #sourceLocation(file:"README.md",line:389)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:346, "Logging".
+/// README.md:403, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:347)
+  #sourceLocation(file:"README.md",line:404)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -259,9 +304,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:372, "Logging".
+/// README.md:429, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:373)
+  #sourceLocation(file:"README.md",line:430)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -269,9 +314,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:384, "Mocking".
+/// README.md:441, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:385)
+  #sourceLocation(file:"README.md",line:442)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -292,9 +337,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:408, "Mocking".
+/// README.md:465, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:411)
+  #sourceLocation(file:"README.md",line:468)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -308,9 +353,26 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:433, "Offline storage and replay".
+/// README.md:488, "Mock modes".
+func readmeMockModes() async throws {
+  #sourceLocation(file:"README.md",line:489)
+  let previews = Networking<SharkywatersEndpoint>()
+  previews.mockMode = .mocksOnly
+  previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
+  let board = try await previews.request(.showBoard(id: 1)).validate().toJsonDictionary().value
+  do {
+    _ = try await previews.request(.fetchBoards).value
+  } catch let error as NetworkError where error.code == .missingMock {
+    print(error.message)  // no mock answers SharkywatersEndpoint.fetchBoards (GET /api/boards) and …
+  }
+  previews.unregisterMock(for: .showBoard(id: 1))
+  #sourceLocation()
+  _ = (previews, board)
+}
+
+/// README.md:512, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:434)
+  #sourceLocation(file:"README.md",line:513)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -324,9 +386,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:459, "HTTP cache".
+/// README.md:538, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:460)
+  #sourceLocation(file:"README.md",line:539)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -336,9 +398,24 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:469, "Cancellation".
+/// README.md:559, "ETags".
+func readmeETags() async throws {
+  #sourceLocation(file:"README.md",line:560)
+  networking.etagPolicy = .enabled
+  networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
+  let boards = try await networking.request(.fetchBoards).validate().value
+  let again = try await networking.request(.fetchBoards).validate().value  // If-None-Match; a 304 answered here
+  print(again.isFromCache, again.data == boards.data)
+
+  var live = Request.get("boards/live")
+  live.etagPolicy = .disabled  // this request only
+  #sourceLocation()
+  _ = (boards, again, live)
+}
+
+/// README.md:572, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:470)
+  #sourceLocation(file:"README.md",line:573)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -352,9 +429,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:492, "Downloads".
+/// README.md:595, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:493)
+  #sourceLocation(file:"README.md",line:596)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -362,18 +439,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:507, "Downloads".
+/// README.md:610, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:508)
+  #sourceLocation(file:"README.md",line:611)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:518, "Streaming".
+/// README.md:621, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:519)
+  #sourceLocation(file:"README.md",line:622)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -384,9 +461,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:536, "The Malibu namespace".
+/// README.md:639, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:537)
+  #sourceLocation(file:"README.md",line:640)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -404,9 +481,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:558, "Gzip".
+/// README.md:661, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:559)
+  #sourceLocation(file:"README.md",line:662)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -418,9 +495,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:570, "Transfer options".
+/// README.md:673, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:571)
+  #sourceLocation(file:"README.md",line:674)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -434,9 +511,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:595, "Retries".
+/// README.md:698, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:596)
+  #sourceLocation(file:"README.md",line:699)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -452,9 +529,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:630, "Using single modules".
+/// README.md:733, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:633)
+  #sourceLocation(file:"README.md",line:736)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -463,9 +540,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:641, "Using single modules".
+/// README.md:744, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:652)
+  #sourceLocation(file:"README.md",line:755)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -485,9 +562,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:723, "Transports".
+/// README.md:826, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:724)
+  #sourceLocation(file:"README.md",line:827)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -1,0 +1,214 @@
+import Foundation
+@_spi(Malibu) import MalibuCore
+@_spi(Malibu) import MalibuLogging
+import MalibuMocking
+import MalibuStorage
+import MalibuTransport
+
+/// The facade hooks of one networking (failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered
+/// mocks), behind one lock. A request reads them once, as a ``Snapshot``, when it leaves the queue.
+final class NetworkingHooks<R: RequestConvertible>: Sendable {
+  struct State: Sendable {
+    var onFailure: (@Sendable (NetworkingFailure<R>) -> Void)?
+    var shouldContinue: (@Sendable (NetworkingFailure<R>) -> Bool)?
+    var validate: (@Sendable (Response) throws -> Void)?
+    var subscribers: [UInt64: AsyncStream<NetworkingFailure<R>>.Continuation] = [:]
+    var nextSubscriber: UInt64 = 0
+    /// The failure after which `shouldContinue` stopped the networking, until `resume()`.
+    var stop: NetworkingFailure<R>?
+    var mockMode: MockMode = .mixed
+    var mocks: [Request: Mock] = [:]
+
+    /// Whether anything listens to failures, so that a response needs a reporter of its own.
+    var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
+  }
+
+  let state = Locked(State())
+
+  /// How many subscribers ``Networking/failures`` has.
+  var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+  /// What one request reads of the hooks, when it leaves the queue.
+  struct Snapshot {
+    let hooks: NetworkingHooks
+    let validate: (@Sendable (Response) throws -> Void)?
+    let isObserved: Bool
+    let mockMode: MockMode
+    let mocks: [Request: Mock]
+  }
+
+  /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
+  func admit(_ endpoint: R, logger: NetworkLogger) throws -> Snapshot {
+    let (state, stop) = self.state.withLock { state in
+      (
+        Snapshot(
+          hooks: self,
+          validate: state.validate,
+          isObserved: state.isObserved,
+          mockMode: state.mockMode,
+          mocks: state.mocks
+        ),
+        state.stop
+      )
+    }
+    if let stop { throw refuse(endpoint, stoppedBy: stop, logger: logger) }
+    return state
+  }
+
+  /// Fails a request at once while the networking is stopped, before it waits in the queue (giving up its ticket).
+  func checkServing(
+    _ endpoint: R,
+    logger: NetworkLogger,
+    abandoning ticket: RequestLimiter.Ticket,
+    of limiter: RequestLimiter
+  ) throws {
+    // Without a limit the request never waits, and ``admit(_:logger:)`` checks it at once.
+    guard limiter.limit != nil, let stop = state.withLock({ $0.stop }) else { return }
+    limiter.abandon(ticket)
+    throw refuse(endpoint, stoppedBy: stop, logger: logger)
+  }
+
+  /// The `stopped` error for a request of a stopped networking, logged and published (without asking
+  /// `shouldContinue` again).
+  private func refuse(_ endpoint: R, stoppedBy stop: NetworkingFailure<R>, logger: NetworkLogger) -> NetworkError {
+    let cause = (stop.error as? NetworkError)?.code.description ?? String(describing: type(of: stop.error))
+    let error = NetworkError(
+      code: .stopped,
+      message: "the networking stopped serving requests after \(Self.name(of: stop.endpoint)) failed (\(cause)); "
+        + "call resume() to serve requests again",
+      underlyingError: stop.error
+    )
+    logger.log(error: error)
+    publish(NetworkingFailure(endpoint: endpoint, request: endpoint.request, error: error), asking: false)
+    return error
+  }
+
+  /// An endpoint's type and case name, without associated values (which may hold secrets): `Endpoint.showBoard`.
+  static func name(of endpoint: R) -> String {
+    let type = String(describing: R.self)
+    let name = String(describing: endpoint).prefix { $0 != "(" }
+    return name.isEmpty || name == type ? type : "\(type).\(name)"
+  }
+
+  /// Reports the failure of a request (unless it is a cancellation): `shouldContinue`, `onFailure`, `failures`.
+  /// - Returns: The error the promise is rejected with.
+  func failed(_ endpoint: R, request: Request, error: any Error) -> NetworkError {
+    let error = NetworkError.wrapping(error)
+    if !error.isCancellation {
+      publish(NetworkingFailure(endpoint: endpoint, request: request, error: error), asking: true)
+    }
+    return error
+  }
+
+  /// Hands a failure to `shouldContinue` (when `asking`, and the networking is still serving), then to `onFailure`
+  /// and every subscriber of `failures`.
+  func publish(_ failure: NetworkingFailure<R>, asking: Bool) {
+    let (onFailure, shouldContinue, subscribers) = state.withLock { state in
+      (state.onFailure, asking && state.stop == nil ? state.shouldContinue : nil, Array(state.subscribers.values))
+    }
+    if let shouldContinue, !shouldContinue(failure) {
+      state.withLock { state in
+        if state.stop == nil { state.stop = failure }
+      }
+    }
+    onFailure?(failure)
+    for subscriber in subscribers { subscriber.yield(failure) }
+  }
+
+  /// Ends every subscription of `failures` (the networking is going away); finished outside the lock, since finishing
+  /// runs the subscription's termination handler, which takes it.
+  func finishSubscribers() {
+    let subscribers = state.withLock { state in
+      defer { state.subscribers.removeAll() }
+      return Array(state.subscribers.values)
+    }
+    for subscriber in subscribers { subscriber.finish() }
+  }
+
+  /// A new subscriber of `failures`.
+  func subscribe(bufferingNewest limit: Int) -> AsyncStream<NetworkingFailure<R>> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: NetworkingFailure<R>.self,
+      bufferingPolicy: .bufferingNewest(limit)
+    )
+    let id = state.withLock { state in
+      state.nextSubscriber &+= 1
+      state.subscribers[state.nextSubscriber] = continuation
+      return state.nextSubscriber
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+    return stream
+  }
+}
+
+extension NetworkingHooks.Snapshot {
+  /// Runs the networking's `validate` hook on a response and gives the response a reporter of its own when anything
+  /// listens to failures, so that its `validate()`/`toX()`/`decode()` failures reach them with the endpoint.
+  /// - Throws: ``ValidationHookFailure`` with the hook's error as it was thrown, after reporting it.
+  func accept(_ response: Response, of endpoint: R, request: Request, logger: NetworkLogger) throws -> Response {
+    if let validate {
+      do {
+        try validate(response)
+      } catch {
+        (response.failureReporter ?? logger).reportFailure(error, of: response)
+        if !isCancellationError(error) {
+          hooks.publish(
+            NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
+            asking: true
+          )
+        }
+        throw ValidationHookFailure(error: error)
+      }
+    }
+    guard isObserved else { return response }
+    var response = response
+    response.failureReporter = FailureReporter(
+      hooks: hooks,
+      endpoint: endpoint,
+      request: request,
+      next: response.failureReporter
+    )
+    return response
+  }
+}
+
+/// The error of a networking's `validate` hook on its way to the promise, which receives it as it was thrown.
+struct ValidationHookFailure: Error {
+  let error: any Error
+}
+
+/// Reports the failed checks and conversions of one response: to the logger it had, then to the failure hooks of
+/// its networking, with its endpoint and request.
+final class FailureReporter<R: RequestConvertible>: ResponseFailureReporting {
+  let hooks: NetworkingHooks<R>
+  let endpoint: R
+  let request: Request
+  let next: (any ResponseFailureReporting)?
+
+  init(hooks: NetworkingHooks<R>, endpoint: R, request: Request, next: (any ResponseFailureReporting)?) {
+    self.hooks = hooks
+    self.endpoint = endpoint
+    self.request = request
+    self.next = next
+  }
+
+  func reportFailure(_ error: any Error, of response: Response) {
+    (next ?? NetworkLogger.shared).reportFailure(error, of: response)
+    guard !isCancellationError(error) else { return }
+    hooks.publish(
+      NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
+      asking: true
+    )
+  }
+}
+
+extension NetworkError {
+  /// What the facade rejects a request's promise with: the error of the networking's `validate` hook as it was
+  /// thrown, anything else as ``wrapping(_:)`` makes it.
+  static func rejection(for error: any Error) -> any Error {
+    if let failure = error as? ValidationHookFailure { return failure.error }
+    return wrapping(error)
+  }
+}
