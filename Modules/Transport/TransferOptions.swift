@@ -1,10 +1,11 @@
 public import HTTPTypes
 
-/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress and request compression.
+/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress, request compression, the HTTPS-only
+/// policy and the proxy.
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
 /// to 10 redirects, gzip and deflate decoded up to 256 MiB and at most 1000 times their encoded size, certificates
-/// verified.
+/// verified, `http://` allowed, proxies taken from the environment.
 ///
 /// ```swift
 /// var options = TransferOptions()
@@ -26,6 +27,11 @@ public struct TransferOptions: Sendable {
   public var progress: (@Sendable (TransferProgress) -> Void)?
   /// Whether the request body is sent gzip-compressed (`Content-Encoding: gzip`).
   public var requestCompression: RequestCompression
+  /// What happens to plain `http://` requests and redirects: sent (``InsecureHTTPPolicy/allow``, the default),
+  /// refused or upgraded to `https://`.
+  public var insecureHTTP: InsecureHTTPPolicy
+  /// The proxy: the environment's (``ProxySettings/environment``, the default), none, or a server of your own.
+  public var proxy: ProxySettings
 
   /// Creates options; every argument has the default described on the type.
   /// - Parameters:
@@ -35,13 +41,17 @@ public struct TransferOptions: Sendable {
   ///   - tls: TLS settings.
   ///   - progress: A progress handler.
   ///   - requestCompression: Request body compression.
+  ///   - insecureHTTP: The HTTPS-only policy.
+  ///   - proxy: The proxy.
   public init(
     timeouts: Timeouts = Timeouts(),
     redirects: RedirectPolicy = .follow(max: 10),
     decompression: Decompression = .enabled(limit: Decompression.defaultLimit),
     tls: TLSOptions = TLSOptions(),
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    requestCompression: RequestCompression = .none
+    requestCompression: RequestCompression = .none,
+    insecureHTTP: InsecureHTTPPolicy = .allow,
+    proxy: ProxySettings = .environment
   ) {
     self.timeouts = timeouts
     self.redirects = redirects
@@ -49,6 +59,8 @@ public struct TransferOptions: Sendable {
     self.tls = tls
     self.progress = progress
     self.requestCompression = requestCompression
+    self.insecureHTTP = insecureHTTP
+    self.proxy = proxy
   }
 }
 
