@@ -29,8 +29,9 @@ public import MalibuTransport
 /// when it reaches the step that reads them.
 ///
 /// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
-/// without case): `DefaultHeaders` < the body's `Content-Type` < ``headers`` < `R.headers` < the request's own
-/// headers. A `multipart/…` body keeps the `Content-Type` its encoder chose, since its boundary must match the bytes.
+/// without case): `DefaultHeaders` < the body's `Content-Type` < the session configuration's `httpAdditionalHeaders`
+/// < ``headers`` < `R.headers` < the request's own headers. A `multipart/…` body keeps the `Content-Type` its encoder
+/// chose, since its boundary must match the bytes.
 /// Every value is checked: CR, LF or NUL fail the request with `NetworkError` code `invalidHeader`.
 ///
 /// Errors reaching the promise are `NetworkError`: transport failures are wrapped with code `transportFailed`
@@ -71,7 +72,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// - Parameters:
   ///   - mode: How many requests may be in flight at once; ``NetworkingMode/async`` (no limit) by default.
   ///   - mockProvider: Answers some endpoints with mocks; those requests still pass every hook.
-  ///   - sessionConfiguration: The configuration of the URLSession transport; ignored by the others.
+  ///   - sessionConfiguration: The configuration of the URLSession transport; its headers, timeouts and proxy apply
+  ///     on every transport (see ``SessionConfiguration``).
   ///   - transport: The transport; ``TransportKind/platformDefault`` by default (curl on Linux and macOS, URLSession
   ///     on iOS, tvOS, watchOS and visionOS).
   ///   - cache: The HTTP cache; `nil`, the default, caches nothing (see ``cache``).
@@ -95,6 +97,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     self.offlineStore = offlineStore ?? DefaultOfflineStore.store
     limiter = RequestLimiter(limit: mode.concurrencyLimit)
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
+    adopt(sessionConfiguration, transport: transport, logger: NetworkLogger.shared)
     if let logger {
       settings.withLock {
         $0.logger = NetworkLogger(level: .info, logger: logger, redactor: NetworkLogger.shared.redactor)
@@ -319,7 +322,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     }
     var prepared: PreparedRequest
     do {
-      prepared = try PreparedRequest(request, for: R.self, headerLayers: [settings.headers, R.headers])
+      prepared = try PreparedRequest(
+        request,
+        for: R.self,
+        headerLayers: [settings.sessionHeaders, settings.headers, R.headers]
+      )
     } catch {
       settings.logger.log(error: error)
       throw error
@@ -403,6 +410,8 @@ struct NetworkingSettings: Sendable {
   var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
   var middleware: (@Sendable (Promise<Void>) -> Void)?
   var headers: [String: String] = [:]
+  /// The session configuration's `httpAdditionalHeaders`: the lowest layer of header fields.
+  var sessionHeaders: [String: String] = [:]
   var transferOptions = TransferOptions()
   var maximumResponseSize = 256 * 1024 * 1024
   var logger = NetworkLogger.shared

@@ -15,7 +15,7 @@ On either port a connection speaks one of:
   GET http://host:port/...  an absolute-form request, forwarded in origin form with `Connection: close` (the
                             `Proxy-*` fields dropped); the answer is relayed until the server closes
   GET /health               200 "ok" from the proxy itself (the readiness probe), `Server: malibu-proxy`
-  GET /stats                200 JSON: {"authPort": N, "relays": [...], "rejected": N} (origin form, either port)
+  GET /stats                200 JSON: {"authPort": N, "relays": [the last 40], "rejected": N} (origin form)
   GET /reset                forgets the relays and rejections counted so far
 
 Each relay is recorded as {"kind": "http" | "connect" | "socks5", "target": "host:port", "port": the proxy port it
@@ -152,7 +152,7 @@ def handle_http(conn, port, needs_auth, initial):
             plain_answer(conn, "200 OK", "ok\n")
         elif path == "/stats":
             with state_lock:
-                body = json.dumps({"authPort": auth_port, "relays": relays, "rejected": rejected})
+                body = json.dumps({"authPort": auth_port, "relays": relays[-40:], "rejected": rejected})
             plain_answer(conn, "200 OK", body, "Content-Type: application/json\r\n")
         elif path == "/reset":
             with state_lock:
