@@ -42,4 +42,21 @@ struct FacadeSessionConfigurationTests {
     #expect(ContinuousClock.now - start < .seconds(4), "failed within the configured 1 s, not after the 5 s delay")
     #expect(try await networking.request(.path("get")).validate().value.statusCode == 200)
   }
+
+  @Test("requestCachePolicy applies to requests that keep the default, on every transport", arguments: Backend.allCases)
+  func requestCachePolicyApplies(_ backend: Backend) async throws {
+    try await FacadeServer.start()
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.requestCachePolicy = .returnCacheDataDontLoad
+    let networking = Networking<Httpbin>(sessionConfiguration: .custom(configuration), transport: backend.kind)
+    do {
+      _ = try await networking.request(.path("get")).value
+      Issue.record("a request went to the network under returnCacheDataDontLoad")
+    } catch let error as NetworkError {
+      #expect((error.underlyingError as? StorageError)?.code == .cacheMiss, "\(error)")
+    }
+    // A request that chooses its own policy keeps it, and the networking goes on serving.
+    let response = try await networking.request(.cache(.reloadIgnoringLocalCacheData)).validate().value
+    #expect(response.statusCode == 200)
+  }
 }

@@ -10,9 +10,19 @@ extension Networking {
     settings.withLock {
       $0.transferOptions = defaults.transferOptions
       $0.sessionHeaders = defaults.headers
+      $0.sessionCachePolicy = defaults.cachePolicy
     }
     for warning in defaults.ignored {
       logger.logger.warning("Malibu: the session configuration's \(warning)")
     }
+  }
+}
+
+extension NetworkingSettings {
+  /// The cache policy `request` is sent with: its own, unless it kept the default
+  /// (`CachePolicy.useProtocolCachePolicy`) and the session configuration names another.
+  func cachePolicy(for request: Request) -> CachePolicy {
+    guard let sessionCachePolicy, request.cachePolicy == .useProtocolCachePolicy else { return request.cachePolicy }
+    return sessionCachePolicy
   }
 }

@@ -334,7 +334,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if let preProcessRequest = settings.preProcessRequest {
       prepared.head = preProcessRequest(prepared.head)
     }
-    let chain = middlewareChain(over: base, for: prepared.head, cachePolicy: request.cachePolicy, settings: settings)
+    let cachePolicy = settings.cachePolicy(for: request)
+    let chain = middlewareChain(over: base, for: prepared.head, cachePolicy: cachePolicy, settings: settings)
     try Task.checkCancellation()
     do {
       let (head, data, url) = try await chain.data(
@@ -412,6 +413,8 @@ struct NetworkingSettings: Sendable {
   var headers: [String: String] = [:]
   /// The session configuration's `httpAdditionalHeaders`: the lowest layer of header fields.
   var sessionHeaders: [String: String] = [:]
+  /// The session configuration's `requestCachePolicy`, for requests that keep the default policy.
+  var sessionCachePolicy: CachePolicy?
   var transferOptions = TransferOptions()
   var maximumResponseSize = 256 * 1024 * 1024
   var logger = NetworkLogger.shared

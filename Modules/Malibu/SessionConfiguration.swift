@@ -26,8 +26,8 @@ public import Foundation
 /// | `timeoutIntervalForRequest` | ``Networking/transferOptions``' `timeouts.idle` |
 /// | `timeoutIntervalForResource` | `timeouts.total` (Foundation's default of 7 days leaves it unset) |
 /// | `connectionProxyDictionary` | `transferOptions.proxy`: HTTP/HTTPS or SOCKS proxy, `ExceptionsList` as the bypass list; empty means `.direct` |
-/// | `httpShouldSetCookies`, `httpCookieAcceptPolicy` | whether the networking keeps and sends cookies (its own jar) |
-/// | `requestCachePolicy` | the cache policy of requests that do not choose one (Malibu's own cache) |
+/// | `httpShouldSetCookies`, `httpCookieAcceptPolicy` | no transport keeps cookies in URLSession's stores; Malibu's own cookie handling, where a networking has it, follows these two |
+/// | `requestCachePolicy` | the cache policy of requests that keep the default (`useProtocolCachePolicy`), with ``Networking/cache`` |
 ///
 /// What no Malibu transport uses is said, not ignored: when the networking is created, a warning goes to
 /// `Malibu.logger`'s swift-log logger for a `urlCache` or `urlCredentialStorage` other than the shared ones (Malibu

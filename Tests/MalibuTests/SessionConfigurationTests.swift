@@ -122,3 +122,17 @@ private enum Unsent: RequestConvertible {
   static let baseUrl: (any URLStringConvertible)? = nil
   var request: Request { .get("/") }
 }
+
+extension SessionConfigurationTests {
+  @Test func requestCachePolicyAppliesToRequestsThatKeepTheDefault() {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    var settings = NetworkingSettings()
+    settings.sessionCachePolicy = SessionConfiguration.custom(configuration).defaults(isURLSession: false).cachePolicy
+    #expect(settings.cachePolicy(for: .get("boards")) == .reloadIgnoringLocalCacheData)
+    #expect(
+      settings.cachePolicy(for: .get("boards", cachePolicy: .returnCacheDataElseLoad)) == .returnCacheDataElseLoad
+    )
+    #expect(NetworkingSettings().cachePolicy(for: .get("boards")) == .useProtocolCachePolicy)
+  }
+}
