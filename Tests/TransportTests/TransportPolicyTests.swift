@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+@_spi(Malibu) import MalibuCore
 import Testing
 
 @testable import MalibuTransport
@@ -123,5 +124,28 @@ struct TransportPolicyTests {
     #expect(with?.message.contains("refused the credentials") == true)
     #expect(with?.message.contains("pw-x") == false)
     #expect(ProxySettings.environment.refusal(in: HTTPResponse(status: .ok)) == nil)
+  }
+}
+
+extension TransportPolicyTests {
+  @Test(arguments: [InsecureHTTPPolicy.allow, .refuse, .upgrade])
+  func theMiddlewareAppliesThePolicyBeforeAnyTransport(_ policy: InsecureHTTPPolicy) async throws {
+    let echo = MiddlewareTests.EchoTransport()
+    let transport = MiddlewareTransport(transport: echo, middleware: [InsecureHTTPMiddleware()])
+    var options = TransferOptions()
+    options.insecureHTTP = policy
+    let request = HTTPRequest(method: .get, url: try #require(URL(string: "http://example.com/boards")))
+    do {
+      let response = try await transport.send(request, body: nil, options: options)
+      #expect(policy != .refuse)
+      #expect(response.url?.absoluteString == (policy == .upgrade ? "https" : "http") + "://example.com/boards")
+    } catch let error as TransportError {
+      #expect(policy == .refuse)
+      #expect(error.code == .insecureScheme)
+      #expect(echo.seen.withLock { $0.isEmpty }, "nothing reached the transport")
+    }
+    // The same chain serves an https:// request under every policy.
+    let secure = HTTPRequest(method: .get, url: try #require(URL(string: "https://example.com/boards")))
+    #expect(try await transport.send(secure, body: nil, options: options).head.status == .ok)
   }
 }
