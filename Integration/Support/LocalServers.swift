@@ -17,7 +17,8 @@ import Foundation
 /// `/identity/`, `/upload` (reads any body, then answers `{"method":..,"received":N}`), `/discard` (answers at once,
 /// drops the body) and `/health`. A second nginx port speaks TLS only (``nginxTLS()``): HTTP/2 or HTTP/1.1, a
 /// certificate signed by the suite's private test CA (``tlsMaterial()``), serving `/health`, the static files,
-/// `/identity/` and `/protocol` (the protocol the request came in with: `HTTP/2.0` or `HTTP/1.1`).
+/// `/identity/`, `/protocol` (the protocol the request came in with: `HTTP/2.0` or `HTTP/1.1`) and `/to-http` (a 302
+/// to `http://` on the same port).
 ///
 /// ```swift
 /// let secure = try await LocalServers.shared.nginxTLS()       // https://127.0.0.1:PORT
