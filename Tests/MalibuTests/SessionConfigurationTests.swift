@@ -111,7 +111,7 @@ struct SessionConfigurationTests {
   @Test func theNetworkingStartsFromTheConfiguration() {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = 7
-    let networking = Networking<Unsent>(sessionConfiguration: .custom(configuration), transport: .curl)
+    let networking = Networking<Unsent>(sessionConfiguration: .custom(configuration), transport: .platformDefault)
     #expect(networking.transferOptions.timeouts.idle == .seconds(7))
   }
 }
