@@ -52,6 +52,9 @@ extension LocalServers {
     /// `Tools/servers/faults.py`, the fault-injection server.
     var faultsScript: URL { repositoryRoot.appendingPathComponent("Tools/servers/faults.py") }
 
+    /// `Tools/servers/proxy.py`, the forward proxy.
+    var proxyScript: URL { repositoryRoot.appendingPathComponent("Tools/servers/proxy.py") }
+
     /// `Tools/servers/supervise.sh`, which runs each server and stops it if the test process dies.
     var supervisor: URL { repositoryRoot.appendingPathComponent("Tools/servers/supervise.sh") }
 
@@ -117,7 +120,12 @@ extension LocalServers {
     ///   venv's interpreter for its standard library only).
     func resolvedPython(for server: Server = .httpbin) throws(LocalServerError) -> URL {
       guard FileManager.default.isExecutableFile(atPath: python.path) else {
-        let what = server == .faults ? "the fault server's Python is not installed" : "httpbin is not installed"
+        let what =
+          switch server {
+          case .faults: "the fault server's Python is not installed"
+          case .proxy: "the proxy's Python is not installed"
+          default: "httpbin is not installed"
+          }
         throw LocalServerError(
           .executableMissing,
           "\(what): \(python.path) does not exist (no virtual environment at "

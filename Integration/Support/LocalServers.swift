@@ -17,7 +17,8 @@ import Foundation
 /// `/identity/`, `/upload` (reads any body, then answers `{"method":..,"received":N}`), `/discard` (answers at once,
 /// drops the body) and `/health`. A second nginx port speaks TLS only (``nginxTLS()``): HTTP/2 or HTTP/1.1, a
 /// certificate signed by the suite's private test CA (``tlsMaterial()``), serving `/health`, the static files,
-/// `/identity/` and `/protocol` (the protocol the request came in with: `HTTP/2.0` or `HTTP/1.1`).
+/// `/identity/`, `/protocol` (the protocol the request came in with: `HTTP/2.0` or `HTTP/1.1`) and `/to-http` (a 302
+/// to `http://` on the same port).
 ///
 /// ```swift
 /// let secure = try await LocalServers.shared.nginxTLS()       // https://127.0.0.1:PORT
@@ -29,6 +30,7 @@ import Foundation
 ///
 /// ```swift
 /// let faults = try await LocalServers.shared.faults()         // http://127.0.0.1:PORT
+/// let proxy = try await LocalServers.shared.proxy()           // proxy.port, proxy.authPort, proxy.relays()
 /// ```
 actor LocalServers {
   /// A server the harness can start.
@@ -39,6 +41,8 @@ actor LocalServers {
     case nginx
     /// `Tools/servers/faults.py`, run by the `.venv`'s Python (standard library only).
     case faults
+    /// `Tools/servers/proxy.py`, a forward proxy (HTTP, CONNECT, SOCKS5), run by the `.venv`'s Python.
+    case proxy
   }
 
   /// The servers of this test process, for the repository this file is in.
@@ -72,6 +76,19 @@ actor LocalServers {
   /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
   func faults() async throws -> URL {
     try await baseURL(of: .faults)
+  }
+
+  /// The forward proxy (`Tools/servers/proxy.py`), starting it on first use: its open port, which relays for anyone,
+  /// and its second port, which asks for ``ProxyEndpoint/user`` and ``ProxyEndpoint/password``. Both count what they
+  /// relay (``ProxyEndpoint/relays()``).
+  /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
+  func proxy() async throws -> ProxyEndpoint {
+    let base = try await baseURL(of: .proxy)
+    let stats = try await ProxyEndpoint.stats(at: base)
+    guard let authPort = stats["authPort"] as? Int else {
+      throw LocalServerError(.notReady, "the proxy's /stats names no authPort: \(stats)")
+    }
+    return ProxyEndpoint(port: base.port ?? 0, authPort: authPort)
   }
 
   /// The base URL of nginx's TLS port, `https://127.0.0.1:PORT`, starting nginx on first use. Its certificate is
@@ -127,5 +144,71 @@ actor LocalServers {
         process.stop()
       }
     }
+  }
+}
+
+/// The forward proxy of the suite (`Tools/servers/proxy.py`): an open port and one that asks for credentials.
+struct ProxyEndpoint: Sendable {
+  /// One relayed connection or request, as the proxy recorded it.
+  struct Relay: Sendable {
+    /// `http` (absolute-form forwarding), `connect` (a tunnel) or `socks5`.
+    let kind: String
+    /// `host:port` of the target.
+    let target: String
+    /// The proxy port the client came in on.
+    let port: Int
+    /// The user the client authenticated as, if any.
+    let user: String?
+    /// The first request line seen in plain text (none through TLS).
+    let line: String?
+  }
+
+  /// The user the second port accepts.
+  static let user = "malibu"
+  /// The password the second port accepts.
+  static let password = "proxy-secret"
+
+  /// The open port: relays for anyone.
+  let port: Int
+  /// The port that asks for ``user`` and ``password``.
+  let authPort: Int
+
+  /// What the proxy relayed so far, on either port.
+  func relays() async throws -> [Relay] {
+    let stats = try await Self.stats(at: URL(string: "http://127.0.0.1:\(port)")!)
+    let list = stats["relays"] as? [[String: any Sendable]] ?? []
+    return list.map { entry in
+      Relay(
+        kind: entry["kind"] as? String ?? "",
+        target: entry["target"] as? String ?? "",
+        port: entry["port"] as? Int ?? 0,
+        user: entry["user"] as? String,
+        line: entry["line"] as? String
+      )
+    }
+  }
+
+  /// How many requests the proxy refused for bad or missing credentials so far.
+  func rejected() async throws -> Int {
+    try await Self.stats(at: URL(string: "http://127.0.0.1:\(port)")!)["rejected"] as? Int ?? 0
+  }
+
+  /// The relays whose request line holds `marker` (a unique path segment of one test).
+  func relays(marked marker: String) async throws -> [Relay] {
+    try await relays().filter { $0.line?.contains(marker) == true }
+  }
+
+  /// The proxy's `/stats`, read over a raw loopback socket (no transport, no proxy variable involved).
+  static func stats(at base: URL) async throws -> [String: any Sendable] {
+    let port = UInt16(base.port ?? 0)
+    let answer = await withCheckedContinuation { continuation in
+      Thread.detachNewThread { continuation.resume(returning: LoopbackSocket.get(port: port, path: "/stats")) }
+    }
+    guard let answer, answer.status == 200 else {
+      throw LocalServerError(.notReady, "the proxy on port \(port) did not answer /stats")
+    }
+    let body = answer.head.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+    let object = try JSONSerialization.jsonObject(with: Data(body.utf8))
+    return object as? [String: any Sendable] ?? [:]
   }
 }

@@ -50,6 +50,15 @@ struct ServerLauncher: Sendable {
       return try launch(server, runDirectory: runDirectory) { ports in
         (python, [script.path, String(ports.plain)])
       }
+    case .proxy:
+      let python = try configuration.resolvedPython(for: .proxy)
+      let script = configuration.proxyScript
+      guard FileManager.default.fileExists(atPath: script.path) else {
+        throw LocalServerError(.executableMissing, "the proxy's script \(script.path) is missing.")
+      }
+      return try launch(server, runDirectory: runDirectory) { ports in
+        (python, [script.path, String(ports.plain)])
+      }
     case .nginx:
       let nginx = try configuration.resolvedNginx()
       let template = try nginxTemplate()
@@ -173,6 +182,7 @@ struct ServerLauncher: Sendable {
     case .httpbin: probePath = "/get"
     case .nginx: probePath = "/health"
     case .faults: probePath = "/ok"
+    case .proxy: probePath = "/health"
     }
     while ContinuousClock.now < deadline {
       guard isRunning() else {
@@ -186,6 +196,7 @@ struct ServerLauncher: Sendable {
         case .httpbin: ours = answer.head.contains("\"url\"")
         case .nginx: ours = answer.head.hasSuffix("ok\n")
         case .faults: ours = answer.head.contains("Server: malibu-faults")
+        case .proxy: ours = answer.head.contains("Server: malibu-proxy")
         }
         if ours {
           return .ready

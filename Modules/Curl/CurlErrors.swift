@@ -17,11 +17,37 @@ enum CurlErrors {
       let connected = transfer.connectedAfter() != nil
       return TransportError(code: connected ? .totalTimeout : .connectTimeout, message: message)
     }
+    if let error = proxyError(for: code, transfer: transfer, message: message) { return error }
     // libcurl refuses a response head past its 100 KiB cap with "out of memory": the answer, not the machine.
     if code == CURLE_OUT_OF_MEMORY, case .waiting = transfer.output {
       return TransportError(code: .protocolError, message: "\(headTooLarge) (\(context))")
     }
     return TransportError(code: self.code(for: code, detail: detail), message: message)
+  }
+
+  /// A failure at the proxy: a `CONNECT` answered with anything but 2xx (407: the credentials), or a SOCKS5 refusal
+  /// (`CURLE_PROXY`, told apart by `CURLINFO_PROXY_ERROR`). `nil` when no proxy was involved.
+  static func proxyError(for code: CURLcode, transfer: Transfer, message: String) -> TransportError? {
+    let proxy = transfer.job.options.proxy
+    guard proxy != .direct, let easy = transfer.easy else { return nil }
+    let credentialsGiven = proxy.server.map { $0.credentials != nil }
+    var connectCode = 0
+    _ = CCurl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+    if connectCode == 407 { return .proxyAuthenticationFailed(credentialsGiven: credentialsGiven) }
+    if connectCode >= 300 {
+      return TransportError(
+        code: .proxyFailed,
+        message: "the proxy answered the CONNECT tunnel with status \(connectCode): \(message)"
+      )
+    }
+    guard code == CURLE_PROXY else { return nil }
+    var detail = 0
+    _ = CCurl_easy_getinfo_long(easy, CURLINFO_PROXY_ERROR, &detail)
+    let reason = UInt32(truncatingIfNeeded: detail)
+    if reason == CURLPX_USER_REJECTED.rawValue || reason == CURLPX_NO_AUTH.rawValue {
+      return .proxyAuthenticationFailed(credentialsGiven: credentialsGiven)
+    }
+    return TransportError(code: .proxyFailed, message: "the proxy would not relay the transfer: \(message)")
   }
 
   /// What a response head over libcurl's limit is reported as.

@@ -17,7 +17,7 @@ public import HTTPTypes
 ///
 /// The transport sends exactly the request it is given: the method, the header fields as they are (libcurl adds
 /// `Host` and the body's framing, but no `Accept`, `Expect` or `Content-Type` of its own) and the body. Redirects,
-/// timeouts, decompression and TLS follow ``/MalibuTransport/TransferOptions``. Errors are
+/// timeouts, decompression, TLS, the HTTPS-only policy and the proxy follow ``/MalibuTransport/TransferOptions``. Errors are
 /// ``/MalibuTransport/TransportError``s.
 ///
 /// Threading: the first request starts a thread named `malibu-curl` that owns every libcurl handle. Progress
@@ -89,6 +89,7 @@ public final class CurlTransport: Transport {
   ) async throws
     -> TransportResponse
   {
+    let request = try RequestValidator.applyPolicies(to: request, options: options)
     let url = try RequestValidator.validate(request, urls: urls)
     let id = loop.nextID()
     let loop = self.loop
@@ -118,6 +119,7 @@ public final class CurlTransport: Transport {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
+    let request = try RequestValidator.applyPolicies(to: request, options: options)
     let url = try RequestValidator.validate(request, urls: urls)
     let id = loop.nextID()
     let loop = self.loop

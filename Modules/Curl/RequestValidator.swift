@@ -24,6 +24,15 @@ enum RequestValidator {
     return try url(of: request)
   }
 
+  /// The request as the options let it go: refused or upgraded by ``InsecureHTTPPolicy``, after a check of an
+  /// explicit proxy's settings.
+  /// - Throws: ``TransportError`` with ``TransportError/Code/insecureScheme`` or
+  ///   ``TransportError/Code/invalidRequest``.
+  static func applyPolicies(to request: HTTPRequest, options: TransferOptions) throws(TransportError) -> HTTPRequest {
+    if let server = options.proxy.server { try server.validate() }
+    return try options.insecureHTTP.apply(to: request)
+  }
+
   /// Checks one header field.
   /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest`` when the name is not a token or the
   ///   value holds CR, LF or NUL.

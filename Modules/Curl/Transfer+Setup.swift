@@ -43,6 +43,17 @@ extension Transfer {
       setString(easy, CURLOPT_PINNEDPUBLICKEY, pin)
     }
 
+    switch options.proxy {
+    case .environment:
+      break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+    case .direct:
+      handleNeedsReset = true
+      setString(easy, CURLOPT_PROXY, "")  // an empty proxy disables the environment's too
+    case .server(let server):
+      handleNeedsReset = true
+      configureProxy(easy, server)
+    }
+
     if options.progress != nil {
       handleNeedsReset = true
       CCurl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
@@ -66,6 +77,20 @@ extension Transfer {
     // Wait for a connection that may multiplex rather than open one more (HTTP/2).
     CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.prefersHTTP2 && url.hasPrefix("https:") ? 1 : 0)
     try configureMethodAndBody(easy)
+  }
+
+  /// An explicit proxy: its address and kind, its credentials (set apart from the URL, so that nothing needs escaping
+  /// and nothing is logged), and its bypass list, which replaces the environment's `no_proxy`.
+  private func configureProxy(_ easy: UnsafeMutableRawPointer, _ server: ProxyServer) {
+    let isHTTP = server.kind == .http
+    setString(easy, CURLOPT_PROXY, "\(isHTTP ? "http" : "socks5h")://\(server.urlHost):\(server.port)")
+    let type = isHTTP ? CURLPROXY_HTTP : CURLPROXY_SOCKS5_HOSTNAME
+    CCurl_easy_setopt_long(easy, CURLOPT_PROXYTYPE, Int(type.rawValue))
+    if let credentials = server.credentials {
+      setString(easy, CURLOPT_PROXYUSERNAME, credentials.user)
+      setString(easy, CURLOPT_PROXYPASSWORD, credentials.password)
+    }
+    setString(easy, CURLOPT_NOPROXY, server.bypass.joined(separator: ","))
   }
 
   /// The options every transfer of this transport sets alike: set once on a handle, which keeps them while it is

@@ -261,14 +261,19 @@ final class Transfer {
       failure = problem
       return false
     }
+    if let refusal = job.options.proxy.refusal(in: head) {
+      failure = refusal
+      return false
+    }
     do {
-      if let next = try Redirects.next(
+      if var next = try Redirects.next(
         after: head,
         to: request,
         body: body,
         policy: job.options.redirects,
         followedSoFar: redirectsFollowed
       ) {
+        next.0 = try job.options.insecureHTTP.apply(to: next.0, redirectedFrom: request)
         nextHop = next
         output = .discarding
         return true

@@ -33,8 +33,9 @@ public import MalibuTransport
 /// current when it reaches the step that reads them.
 ///
 /// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
-/// without case): `DefaultHeaders` < the body's `Content-Type` < ``headers`` < `R.headers` < the request's own
-/// headers. A `multipart/…` body keeps the `Content-Type` its encoder chose, since its boundary must match the bytes.
+/// without case): `DefaultHeaders` < the body's `Content-Type` < the session configuration's `httpAdditionalHeaders`
+/// < ``headers`` < `R.headers` < the request's own headers. A `multipart/…` body keeps the `Content-Type` its encoder
+/// chose, since its boundary must match the bytes.
 /// Every value is checked: CR, LF or NUL fail the request with `NetworkError` code `invalidHeader`.
 ///
 /// Errors reaching the promise are `NetworkError`: transport failures are wrapped with code `transportFailed`
@@ -78,7 +79,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// - Parameters:
   ///   - mode: How many requests may be in flight at once; ``NetworkingMode/async`` (no limit) by default.
   ///   - mockProvider: Answers some endpoints with mocks; those requests still pass every hook.
-  ///   - sessionConfiguration: The configuration of the URLSession transport; ignored by the others.
+  ///   - sessionConfiguration: The configuration of the URLSession transport; its headers, timeouts and proxy apply
+  ///     on every transport (see ``SessionConfiguration``).
   ///   - transport: The transport; ``TransportKind/platformDefault`` by default (curl on Linux and macOS, URLSession
   ///     on iOS, tvOS, watchOS and visionOS).
   ///   - cache: The HTTP cache; `nil`, the default, caches nothing (see ``cache``).
@@ -119,6 +121,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
         )
       )
     )
+    adopt(sessionConfiguration, transport: transport, logger: networkLogger)
   }
 
   /// Ends every `failures` and `activity` subscription, so that loops over them end with the networking.
@@ -457,9 +460,15 @@ public final class Networking<R: RequestConvertible>: Sendable {
       settings = self.settings.withLock { $0 }
       if let logger { settings.logger = logger }
     }
+    var request = request
+    request.cachePolicy = settings.cachePolicy(for: request)
     var prepared: PreparedRequest
     do {
-      prepared = try PreparedRequest(request, for: R.self, headerLayers: [settings.headers, R.headers])
+      prepared = try PreparedRequest(
+        request,
+        for: R.self,
+        headerLayers: [settings.sessionHeaders, settings.headers, R.headers]
+      )
     } catch {
       settings.logger.log(error: error)
       throw error
@@ -468,6 +477,14 @@ public final class Networking<R: RequestConvertible>: Sendable {
       prepared.head = preProcessRequest(prepared.head)
     }
     adjustHead(&prepared.head)
+    let options = transferOptions(for: endpoint, head: prepared.head, settings: settings, control: control)
+    do {
+      // The HTTPS-only policy before any step, so that no mock or cache answers a request it refuses.
+      prepared.head = try options.insecureHTTP.apply(to: prepared.head)
+    } catch {
+      settings.logger.log(error: NetworkError.wrapping(error))
+      throw error
+    }
     var needs: NetworkingChain.Needs = []
     if settings.logger.level != .none { needs.insert(.logging) }
     if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
@@ -484,7 +501,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let outgoing = Outgoing(
       head: prepared.head,
       body: prepared.body,
-      options: transferOptions(for: endpoint, head: prepared.head, settings: settings, control: control),
+      options: options,
       settings: settings,
       transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
     )
@@ -582,6 +599,10 @@ struct NetworkingSettings: Sendable {
   var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
   var middleware: (@Sendable (Promise<Void>) -> Void)?
   var headers: [String: String] = [:]
+  /// The session configuration's `httpAdditionalHeaders`: the lowest layer of header fields.
+  var sessionHeaders: [String: String] = [:]
+  /// The session configuration's `requestCachePolicy`, for requests that keep the default policy.
+  var sessionCachePolicy: CachePolicy?
   var transferOptions = TransferOptions()
   var maximumResponseSize = 256 * 1024 * 1024
   var logger: NetworkLogger

@@ -39,6 +39,12 @@ public enum TransportKind: Sendable {
 }
 
 extension TransportKind {
+  /// Whether this kind is the networking's own URLSession transport.
+  var isURLSession: Bool {
+    if case .urlSession = self { return true }
+    return false
+  }
+
   /// The transport this kind stands for; a URLSession transport is made from `sessionConfiguration`.
   func makeTransport(sessionConfiguration: SessionConfiguration) -> any Transport {
     switch self {

@@ -1,10 +1,11 @@
 public import HTTPTypes
 
-/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress, request compression and retries.
+/// How one transfer behaves: timeouts, redirects, decompression, TLS, progress, request compression, retries, the
+/// HTTPS-only policy and the proxy.
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
 /// to 10 redirects, gzip and deflate decoded up to 256 MiB and at most 1000 times their encoded size, certificates
-/// verified, no retry.
+/// verified, no retry, `http://` allowed, proxies taken from the environment.
 ///
 /// ```swift
 /// var options = TransferOptions()
@@ -35,6 +36,11 @@ public struct TransferOptions: Sendable {
   /// URLSession, Alamofire or async-http-client; a mock or a test sees exactly the requests it scripted.
   /// ``RetryPolicy/default`` is one assignment away.
   public var retry: RetryPolicy
+  /// What happens to plain `http://` requests and redirects: sent (``InsecureHTTPPolicy/allow``, the default),
+  /// refused or upgraded to `https://`.
+  public var insecureHTTP: InsecureHTTPPolicy
+  /// The proxy: the environment's (``ProxySettings/environment``, the default), none, or a server of your own.
+  public var proxy: ProxySettings
 
   /// Creates options; every argument has the default described on the type.
   /// - Parameters:
@@ -45,6 +51,8 @@ public struct TransferOptions: Sendable {
   ///   - progress: A progress handler.
   ///   - requestCompression: Request body compression.
   ///   - retry: The retry policy; none by default.
+  ///   - insecureHTTP: The HTTPS-only policy.
+  ///   - proxy: The proxy.
   public init(
     timeouts: Timeouts = Timeouts(),
     redirects: RedirectPolicy = .follow(max: 10),
@@ -52,7 +60,9 @@ public struct TransferOptions: Sendable {
     tls: TLSOptions = TLSOptions(),
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
     requestCompression: RequestCompression = .none,
-    retry: RetryPolicy = .none
+    retry: RetryPolicy = .none,
+    insecureHTTP: InsecureHTTPPolicy = .allow,
+    proxy: ProxySettings = .environment
   ) {
     self.timeouts = timeouts
     self.redirects = redirects
@@ -61,6 +71,8 @@ public struct TransferOptions: Sendable {
     self.progress = progress
     self.requestCompression = requestCompression
     self.retry = retry
+    self.insecureHTTP = insecureHTTP
+    self.proxy = proxy
   }
 }
 

@@ -49,6 +49,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public static let protocolError = Code("protocolError")
     /// The transport cannot honour an option on this platform (key pinning with URLSession on Linux, say).
     public static let unsupportedOption = Code("unsupportedOption")
+    /// A plain `http://` request, or a redirect to one, refused by ``InsecureHTTPPolicy/refuse`` (HTTPS only).
+    /// Raised before anything is sent to that URL.
+    public static let insecureScheme = Code("insecureScheme")
+    /// The proxy refused the credentials, or asked for credentials (`407`) and none were given. The message never
+    /// holds the password.
+    public static let proxyAuthenticationFailed = Code("proxyAuthenticationFailed")
+    /// The proxy was reached but would not relay the transfer: its handshake failed, or it could not reach the
+    /// target (a SOCKS5 or `CONNECT` refusal).
+    public static let proxyFailed = Code("proxyFailed")
     /// Anything else the underlying library reported; the message says what.
     public static let other = Code("other")
 
@@ -111,6 +120,27 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
       message: "the decoded body is larger than the decompression limit of \(limit) bytes: raise "
         + "`TransferOptions.decompression` (`.enabled(limit:)`; on a networking, `transferOptions.decompression`)"
     )
+  }
+
+  /// A proxy's refusal of the credentials (or its demand for some), which never quotes them.
+  /// - Parameter credentialsGiven: Whether the transfer gave the proxy credentials; `nil` when the environment named
+  ///   the proxy (and perhaps credentials with it).
+  /// - Returns: A ``Code/proxyAuthenticationFailed`` error.
+  package static func proxyAuthenticationFailed(credentialsGiven: Bool?) -> TransportError {
+    let message: String
+    switch credentialsGiven {
+    case true?:
+      message = "the proxy refused the credentials it was given (407 Proxy Authentication Required)"
+    case false?:
+      message =
+        "the proxy asks for credentials and none were given (407 Proxy Authentication Required): set "
+        + "`ProxyServer.credentials` (`TransferOptions.proxy`)"
+    case nil:
+      message =
+        "the proxy named by the environment refused the credentials, or asks for some "
+        + "(407 Proxy Authentication Required)"
+    }
+    return TransportError(code: .proxyAuthenticationFailed, message: message)
   }
 
   static func cancelled() -> TransportError {

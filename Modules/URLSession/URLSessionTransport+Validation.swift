@@ -19,6 +19,7 @@ extension URLSessionTransport {
     }
     try checkBody(body, method: request.method)
     try checkOptions(options)
+    try checkProxy(options.proxy, for: url)
     return url
   }
 
@@ -60,6 +61,90 @@ extension URLSessionTransport {
         + "use another method or CurlTransport"
     )
   }
+
+  /// What the platform's URLSession can do with a proxy setting. On Linux FoundationNetworking never reads
+  /// `connectionProxyDictionary`; its libcurl reads the environment's proxy variables and nothing else, so an explicit
+  /// proxy cannot be honoured, and ``ProxySettings/direct`` only when the environment names no proxy for the URL. On
+  /// Apple platforms each proxy gets a session whose `connectionProxyDictionary` names it; URLSession takes proxy
+  /// credentials only from its credential storage, which this transport keeps switched off.
+  private static func checkProxy(_ proxy: ProxySettings, for url: URL) throws(TransportError) {
+    switch proxy {
+    case .environment:
+      return
+    case .direct:
+      #if canImport(FoundationNetworking)
+      if let variable = environmentProxyVariable(for: url) {
+        throw TransportError(
+          code: .unsupportedOption,
+          message: "URLSession on Linux cannot bypass the proxy that the environment variable \(variable) names "
+            + "(FoundationNetworking's libcurl always reads it); unset it, add the host to no_proxy, or use "
+            + "CurlTransport"
+        )
+      }
+      #endif
+    case .server(let server):
+      try server.validate()
+      #if canImport(FoundationNetworking)
+      throw TransportError(
+        code: .unsupportedOption,
+        message: "URLSession on Linux cannot use an explicit proxy (FoundationNetworking ignores "
+          + "connectionProxyDictionary and reads only the http_proxy, https_proxy and no_proxy environment "
+          + "variables); use CurlTransport, or ProxySettings.environment"
+      )
+      #else
+      if server.credentials != nil {
+        throw TransportError(
+          code: .unsupportedOption,
+          message: "URLSessionTransport cannot give a proxy credentials (URLSession takes them from credential "
+            + "storage, which the transport keeps off); use CurlTransport"
+        )
+      }
+      #endif
+    }
+  }
+
+  #if canImport(FoundationNetworking)
+  /// The name of the environment variable through which libcurl would send a request for `url` to a proxy, or `nil`
+  /// when none applies (none is set, or `no_proxy` covers the host). libcurl's order: `http_proxy` (lowercase only) for
+  /// `http`, `https_proxy` or `HTTPS_PROXY` for `https`, then `all_proxy` or `ALL_PROXY`.
+  static func environmentProxyVariable(for url: URL) -> String? {
+    let environment = ProcessInfo.processInfo.environment
+    let scheme = url.scheme?.lowercased() ?? "http"
+    let names = (scheme == "https" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]) + ["all_proxy", "ALL_PROXY"]
+    guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }) else { return nil }
+    let noProxy = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
+    let host = (url.host ?? "").lowercased()
+    for entry in noProxy.split(separator: ",") {
+      var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
+      if pattern == "*" { return nil }
+      if pattern.hasPrefix(".") { pattern.removeFirst() }
+      if !pattern.isEmpty && (host == pattern || host.hasSuffix("." + pattern)) { return nil }
+    }
+    return name
+  }
+  #else
+  /// The `connectionProxyDictionary` for a proxy setting: `nil` keeps the configuration's own (the system's
+  /// settings), an empty dictionary means no proxy.
+  static func proxyDictionary(_ proxy: ProxySettings) -> [AnyHashable: Any]? {
+    switch proxy {
+    case .environment:
+      return nil
+    case .direct:
+      return [:]
+    case .server(let server):
+      switch server.kind {
+      case .http:
+        return [
+          "HTTPEnable": 1, "HTTPProxy": server.host, "HTTPPort": server.port,
+          "HTTPSEnable": 1, "HTTPSProxy": server.host, "HTTPSPort": server.port,
+          "ExceptionsList": server.bypass,
+        ]
+      case .socks5:
+        return ["SOCKSEnable": 1, "SOCKSProxy": server.host, "SOCKSPort": server.port, "ExceptionsList": server.bypass]
+      }
+    }
+  }
+  #endif
 
   private static func checkOptions(_ options: TransferOptions) throws(TransportError) {
     if !options.decompression.isEnabled {

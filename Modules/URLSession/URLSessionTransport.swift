@@ -30,7 +30,13 @@ public import Foundation
 public final class URLSessionTransport: Transport {
   private struct Sessions {
     var isShutDown = false
-    var byTLS: [TLSOptions: URLSession] = [:]
+    var byKey: [SessionKey: URLSession] = [:]
+  }
+
+  /// What tells the transport's sessions apart: the TLS setting and the proxy, each of which a session fixes.
+  private struct SessionKey: Hashable {
+    var tls = TLSOptions()
+    var proxy = ProxySettings.environment
   }
 
   private let delegate: SessionDelegate
@@ -88,6 +94,7 @@ public final class URLSessionTransport: Transport {
     -> TransportResponse
   {
     if Task.isCancelled { throw TransportError(code: .cancelled, message: "the transfer was cancelled") }
+    let request = try options.insecureHTTP.apply(to: request)
     var url = try Self.validate(request, body: body, options: options, urls: urls)
     let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
     let progress = ProgressTracker(options.progress)
@@ -102,8 +109,9 @@ public final class URLSessionTransport: Transport {
         totalDeadline: totalDeadline,
         progress
       )
-      let next: (HTTPRequest, RequestBody?)?
+      var next: (HTTPRequest, RequestBody?)?
       do {
+        if let refusal = options.proxy.refusal(in: hop.head.head) { throw refusal }
         next = try Redirects.next(
           after: hop.head.head,
           to: current.0,
@@ -111,6 +119,9 @@ public final class URLSessionTransport: Transport {
           policy: options.redirects,
           followedSoFar: followed
         )
+        if let redirect = next?.0 {
+          next?.0 = try options.insecureHTTP.apply(to: redirect, redirectedFrom: current.0)
+        }
       } catch {
         hop.channel.cancel()
         throw error
@@ -131,7 +142,7 @@ public final class URLSessionTransport: Transport {
     let all = sessions.withLock { state -> [URLSession] in
       guard !state.isShutDown else { return [] }
       state.isShutDown = true
-      return [session] + Array(state.byTLS.values)
+      return [session] + Array(state.byKey.values)
     }
     guard !all.isEmpty else { return }
     delegate.failAll(TransportError(code: .cancelled, message: "the transport was shut down"))
@@ -192,7 +203,7 @@ public final class URLSessionTransport: Transport {
       guard !state.isShutDown else {
         return .failure(TransportError(code: .cancelled, message: "the transport was shut down"))
       }
-      let target = tlsSession(options.tls, &state)
+      let target = session(for: options, &state)
       let exchange = Exchange(
         method: request.method,
         options: options,
@@ -238,17 +249,28 @@ public final class URLSessionTransport: Transport {
     )
   }
 
-  private func makeSession() -> URLSession {
-    URLSession(configuration: session.configuration, delegate: delegate, delegateQueue: queue)
+  private func makeSession(_ key: SessionKey) -> URLSession {
+    let configuration = session.configuration
+    #if !canImport(FoundationNetworking)
+    if let proxy = Self.proxyDictionary(key.proxy) {
+      configuration.connectionProxyDictionary = proxy
+    }
+    #endif
+    return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
   }
 
-  /// Apple platforms: a session per TLS setting, so that a connection accepted under one setting is never reused
-  /// under a stricter one. (On Linux only the default setting gets this far.)
-  private func tlsSession(_ tls: TLSOptions, _ state: inout Sessions) -> URLSession {
-    if tls == TLSOptions() { return session }
-    if let existing = state.byTLS[tls] { return existing }
-    let created = makeSession()
-    state.byTLS[tls] = created
+  /// Apple platforms: a session per TLS setting and proxy, so that a connection accepted under one TLS setting is never
+  /// reused under a stricter one, and each proxy has sessions of its own. (On Linux only the default TLS setting gets
+  /// this far, and the proxy is always the environment's: see `checkOptions`.)
+  private func session(for options: TransferOptions, _ state: inout Sessions) -> URLSession {
+    var key = SessionKey(tls: options.tls)
+    #if !canImport(FoundationNetworking)
+    key.proxy = options.proxy
+    #endif
+    if key == SessionKey() { return session }
+    if let existing = state.byKey[key] { return existing }
+    let created = makeSession(key)
+    state.byKey[key] = created
     return created
   }
 }

@@ -529,9 +529,28 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:733, "Using single modules".
+/// README.md:725, "HTTPS only, proxies and session configuration".
+func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
+  #sourceLocation(file:"README.md",line:726)
+  var options = TransferOptions()
+  options.insecureHTTP = .refuse   // http:// requests and redirects to http:// fail with `insecureScheme`
+  options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
+  options.proxy = .http(host: "proxy.internal", port: 3128, bypass: ["localhost", ".corp.example"])
+  options.proxy = .socks5(host: "127.0.0.1", port: 1080, credentials: ProxyCredentials(user: "u", password: "p"))
+  options.proxy = .direct          // no proxy, whatever http_proxy says
+  networking.transferOptions = options
+
+  let configuration = URLSessionConfiguration.ephemeral
+  configuration.httpAdditionalHeaders = ["X-Client": "board-app"]  // sent on every transport
+  configuration.timeoutIntervalForRequest = 20                     // the idle timeout, on every transport
+  let configured = Networking<SharkywatersEndpoint>(sessionConfiguration: .custom(configuration))
+  #sourceLocation()
+  _ = (options, configuration, configured)
+}
+
+/// README.md:760, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:736)
+  #sourceLocation(file:"README.md",line:763)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -540,9 +559,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:744, "Using single modules".
+/// README.md:771, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:755)
+  #sourceLocation(file:"README.md",line:782)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -562,9 +581,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:826, "Transports".
+/// README.md:854, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:827)
+  #sourceLocation(file:"README.md",line:855)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
