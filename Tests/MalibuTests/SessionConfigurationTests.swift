@@ -127,12 +127,13 @@ extension SessionConfigurationTests {
   @Test func requestCachePolicyAppliesToRequestsThatKeepTheDefault() {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    var settings = NetworkingSettings()
-    settings.sessionCachePolicy = SessionConfiguration.custom(configuration).defaults(isURLSession: false).cachePolicy
+    let configured = Networking<Unsent>(sessionConfiguration: .custom(configuration), transport: .custom(MockTransport()))
+    let settings = configured.settings.withLock { $0 }
     #expect(settings.cachePolicy(for: .get("boards")) == .reloadIgnoringLocalCacheData)
     #expect(
       settings.cachePolicy(for: .get("boards", cachePolicy: .returnCacheDataElseLoad)) == .returnCacheDataElseLoad
     )
-    #expect(NetworkingSettings().cachePolicy(for: .get("boards")) == .useProtocolCachePolicy)
+    let plain = Networking<Unsent>(transport: .custom(MockTransport())).settings.withLock { $0 }
+    #expect(plain.cachePolicy(for: .get("boards")) == .useProtocolCachePolicy)
   }
 }
