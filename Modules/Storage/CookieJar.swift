@@ -178,14 +178,19 @@ public final class CookieJar: Sendable {
     let path = CookieRules.requestPath(of: url)
     let secure = CookieRules.isSecureScheme(url)
     var selected = state.withLock { state in
-      state.cookies.filter { cookie in
+      state.cookies.enumerated().filter { _, cookie in
         !cookie.isExpired(at: date) && (!cookie.isSecure || secure)
           && (cookie.isHostOnly ? host == cookie.domain : CookieRules.domainMatches(host: host, domain: cookie.domain))
           && CookieRules.pathMatches(requestPath: path, cookiePath: cookie.path)
       }
     }
-    selected.sort { $0.path.count != $1.path.count ? $0.path.count > $1.path.count : $0.created < $1.created }
-    return selected
+    // Ties of path length and creation time keep the order of storing.
+    selected.sort { lhs, rhs in
+      if lhs.element.path.count != rhs.element.path.count { return lhs.element.path.count > rhs.element.path.count }
+      if lhs.element.created != rhs.element.created { return lhs.element.created < rhs.element.created }
+      return lhs.offset < rhs.offset
+    }
+    return selected.map(\.element)
   }
 
   /// The `Cookie` field value for a request to `url` (`name=value; name2=value2`), or `nil` when no cookie matches.
@@ -307,9 +312,15 @@ extension CookieJar {
         return true
       }
       if let index = cookies.firstIndex(where: { $0.isSameSlot(as: cookie) }) {
-        let old = cookies.remove(at: index)
-        cookie.created = old.created
-        changed = changed || old.isPersistent
+        changed = changed || cookies[index].isPersistent || cookie.isPersistent
+        guard !cookie.isExpired(at: now) else {
+          cookies.remove(at: index)
+          return changed
+        }
+        // In place, so that the order of storing (the last tie-break when sending) stays as it was.
+        cookie.created = cookies[index].created
+        cookies[index] = cookie
+        return changed
       }
       guard !cookie.isExpired(at: now) else { return changed }
       cookies.append(cookie)

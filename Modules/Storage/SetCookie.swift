@@ -79,9 +79,9 @@ enum SetCookie {
       sameSite: attributes.sameSite,
       created: now
     )
-    if let domain = attributes.domain, domain != host {
-      // A single label (`com`, `localhost`) stands in for a public suffix: without a suffix list, a domain with no
-      // dot is one only its own host may set, and then as host-only (RFC 6265 §5.3 step 5).
+    // A single label (`com`, `localhost`) stands in for a public suffix: without a suffix list, a domain with no dot
+    // is one only its own host may set, and then as host-only (RFC 6265 §5.3 step 5); so is an IP address.
+    if let domain = attributes.domain, domain != host || (domain.contains(".") && !CookieRules.isIPAddress(host)) {
       guard !CookieRules.isIPAddress(host), domain.contains("."),
         CookieRules.domainMatches(host: host, domain: domain)
       else { return .rejected(CookieRejection(name: name, reason: .domainMismatch)) }
