@@ -7,7 +7,7 @@ public import MalibuTransport
 /// - Before sending, the request gets a `Cookie` field with the jar's cookies for its URL (``CookieJar/cookies(for:)``:
 ///   never a cookie whose domain, path or `Secure` flag does not allow that URL). A `Cookie` field the caller set is
 ///   kept and comes first; a jar cookie whose name the caller's field already has is left out, so the caller's value
-///   wins. Several caller `Cookie` fields are joined into one with `; `.
+///   wins. The request leaves with one `Cookie` field (several of the caller's are joined with `; `).
 /// - After the response, every `Set-Cookie` field is stored (``CookieJar/store(_:from:)``); a malformed or refused
 ///   one is skipped, the others are kept.
 /// - Redirects: a transport follows redirects by itself, and the middleware would see only the last response. So
@@ -102,8 +102,7 @@ public struct CookieMiddleware: Middleware {
 
   /// The caller's `Cookie` fields as one value, or `nil`.
   private static func callerCookie(_ request: HTTPRequest) -> String? {
-    let values = request.headerFields[values: .cookie].filter { !$0.isEmpty }
-    return values.isEmpty ? nil : values.joined(separator: "; ")
+    request.headerFields[.cookie].flatMap { $0.isEmpty ? nil : $0 }
   }
 
   /// The request with one `Cookie` field: the caller's value, then the jar's cookies for `url` whose names it lacks.
@@ -120,7 +119,11 @@ public struct CookieMiddleware: Middleware {
     }
     let jarValue = cookies.isEmpty ? nil : cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     let value = [callerCookie, jarValue].compactMap { $0 }.joined(separator: "; ")
-    request.headerFields[.cookie] = value.isEmpty ? nil : value
+    // One field, appended as it is: assigning through the subscript would split it at each `; ` into fields of
+    // their own, and a transport that writes each field as a line would send several `Cookie` lines, which RFC 6265
+    // §5.4 forbids.
+    request.headerFields[.cookie] = nil
+    if !value.isEmpty { request.headerFields.append(HTTPField(name: .cookie, value: value)) }
     return request
   }
 }
