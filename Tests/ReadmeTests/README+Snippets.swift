@@ -300,9 +300,24 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:431, "Cancellation".
+/// README.md:444, "Cookies".
+func readmeCookies() async throws {
+  #sourceLocation(file:"README.md",line:445)
+  let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
+  let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
+  let withCookies = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+  _ = try await withCookies.request(.fetchBoards).validate().value
+  print(jar.cookieHeader(for: URL(string: "https://api.sharkywaters.example/boards")!) ?? "no cookies")
+  let refused = jar.store(setCookie: ["id=1; Domain=evil.example"], from: URL(string: "https://example.com/")!)
+  print(refused.map(\.reason))  // [domainMismatch]
+  jar.removeAll()
+  #sourceLocation()
+  _ = (jar, transport, withCookies, refused)
+}
+
+/// README.md:457, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:432)
+  #sourceLocation(file:"README.md",line:458)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -316,9 +331,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:451, "The Malibu namespace".
+/// README.md:477, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:452)
+  #sourceLocation(file:"README.md",line:478)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -336,9 +351,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:473, "Gzip".
+/// README.md:499, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:474)
+  #sourceLocation(file:"README.md",line:500)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -350,9 +365,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:485, "Transfer options".
+/// README.md:511, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:486)
+  #sourceLocation(file:"README.md",line:512)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -366,9 +381,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:514, "Using single modules".
+/// README.md:540, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:517)
+  #sourceLocation(file:"README.md",line:543)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -377,9 +392,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:525, "Using single modules".
+/// README.md:551, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:536)
+  #sourceLocation(file:"README.md",line:562)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -399,9 +414,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:607, "Transports".
+/// README.md:633, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:608)
+  #sourceLocation(file:"README.md",line:634)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
