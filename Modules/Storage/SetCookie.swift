@@ -57,7 +57,9 @@ enum SetCookie {
     guard let equals = pair.firstIndex(of: "=") else { return .rejected(CookieRejection(name: "", reason: .malformed)) }
     let name = String(pair[..<equals]).trimmingBlanks
     let value = String(pair[pair.index(after: equals)...]).trimmingBlanks
-    guard !name.isEmpty, !hasControlCharacter(name), !hasControlCharacter(value) else {
+    // A control character anywhere refuses the whole line (RFC 6265bis §5.6 step 1), attributes included, so that
+    // nothing stored (and saved) could break a header or the jar's file.
+    guard !name.isEmpty, !hasControlCharacter(line) else {
       return .rejected(CookieRejection(name: hasControlCharacter(name) ? "" : name, reason: .malformed))
     }
     guard name.utf8.count + value.utf8.count <= maxNameValueBytes else {
@@ -100,8 +102,8 @@ enum SetCookie {
     return .stored(cookie)
   }
 
-  /// Whether the text holds a control character other than a tab (RFC 6265bis §5.6 step 2).
-  private static func hasControlCharacter(_ text: String) -> Bool {
+  /// Whether the text holds a control character other than a tab.
+  private static func hasControlCharacter(_ text: some StringProtocol) -> Bool {
     text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
   }
 
