@@ -50,6 +50,25 @@ import Testing
     #expect(makeJar(file).all.isEmpty)
   }
 
+  /// Changes from many tasks at once: saves never overlap, and the last one holds every cookie.
+  @Test func concurrentChangesAllReachTheFile() async throws {
+    let file = makeTemporaryDirectory().appendingPathComponent("cookies.json")
+    let clock = clock
+    let jar = CookieJar(fileURL: file, limits: CookieJar.Limits(perDomain: 100), now: { clock.now })
+    let url = try #require(URL(string: "http://example.com/"))
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<40 {
+        group.addTask {
+          jar.store(setCookie: ["c\(index)=\(index); Max-Age=600", "s\(index)=session"], from: url)
+          _ = jar.cookieHeader(for: url)
+        }
+      }
+    }
+    #expect(jar.saveError == nil)
+    #expect(jar.all.count == 80)
+    #expect(Set(makeJar(file).all.map(\.name)) == Set((0..<40).map { "c\($0)" }))
+  }
+
   /// A bad file and what it holds.
   struct BadFile: Sendable, CustomTestStringConvertible {
     let label: String
