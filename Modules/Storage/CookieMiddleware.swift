@@ -42,10 +42,10 @@ public struct CookieMiddleware: Middleware {
   ///   - options: The transfer options.
   ///   - next: The rest of the chain.
   /// - Returns: The last response.
-  /// - Throws: Whatever the chain throws, and ``MalibuTransport/TransportError`` for a redirect the transport would
-  ///   refuse (``MalibuTransport/TransportError/Code/tooManyRedirects``,
-  ///   ``MalibuTransport/TransportError/Code/invalidRequest``) or a total timeout spent on earlier hops
-  ///   (``MalibuTransport/TransportError/Code/totalTimeout``).
+  /// - Throws: Whatever the chain throws, and `TransportError` for a redirect the transport would
+  ///   refuse (`tooManyRedirects`,
+  ///   `invalidRequest`) or a total timeout spent on earlier hops
+  ///   (`totalTimeout`).
   public func intercept(
     _ request: HTTPRequest,
     body: RequestBody?,
