@@ -42,10 +42,8 @@ public struct CookieMiddleware: Middleware {
   ///   - options: The transfer options.
   ///   - next: The rest of the chain.
   /// - Returns: The last response.
-  /// - Throws: Whatever the chain throws, and `TransportError` for a redirect the transport would
-  ///   refuse (`tooManyRedirects`,
-  ///   `invalidRequest`) or a total timeout spent on earlier hops
-  ///   (`totalTimeout`).
+  /// - Throws: Whatever the chain throws, and `TransportError` for a redirect the transport would refuse
+  ///   (`tooManyRedirects`, `invalidRequest`) or a total timeout spent on earlier hops (`totalTimeout`).
   public func intercept(
     _ request: HTTPRequest,
     body: RequestBody?,
