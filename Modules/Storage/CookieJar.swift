@@ -251,19 +251,19 @@ public final class CookieJar: Sendable {
     removeAll { _ in true }
   }
 
-  /// Writes the persistent cookies to ``fileURL`` now (saving also happens after every change).
+  /// Writes the persistent cookies to ``fileURL`` now (saving also happens after every change). When another save is
+  /// under way, that one writes again once it is done, with the cookies as they are then, and this call returns.
   /// - Throws: ``StorageError`` with ``StorageError/Code/ioFailed`` when the file cannot be written.
   public func save() throws(StorageError) {
-    guard let fileURL else { return }
-    let date = now()
-    let cookies = state.withLock { $0.cookies }
-    try CookieFile.save(cookies.filter { $0.isPersistent && !$0.isExpired(at: date) }, to: fileURL)
+    if let failure = saveAfterChange() { throw failure }
   }
 
   /// Saves after a change, on the calling thread. Writers never overlap: a change during a save makes the saver
   /// write once more when it is done, so the last write holds the latest cookies.
-  private func saveAfterChange() {
-    guard let fileURL else { return }
+  /// - Returns: The failure of the last write this call made, if it made any and that failed.
+  @discardableResult
+  private func saveAfterChange() -> StorageError? {
+    guard let fileURL else { return nil }
     var snapshot = state.withLock { state -> [Cookie]? in
       guard !state.isSaving else {
         state.needsSave = true
@@ -272,9 +272,10 @@ public final class CookieJar: Sendable {
       state.isSaving = true
       return state.cookies
     }
+    var failure: StorageError?
     while let cookies = snapshot {
       let date = now()
-      var failure: StorageError?
+      failure = nil
       do {
         try CookieFile.save(cookies.filter { $0.isPersistent && !$0.isExpired(at: date) }, to: fileURL)
       } catch {
@@ -290,6 +291,7 @@ public final class CookieJar: Sendable {
         return state.cookies
       }
     }
+    return failure
   }
 }
 

@@ -50,6 +50,27 @@ import Testing
     #expect(makeJar(file).all.isEmpty)
   }
 
+  /// A file that cannot be written is reported (``CookieJar/saveError``, `save()` throws) and the jar keeps working;
+  /// once the way is clear, the next save writes every persistent cookie.
+  @Test func aFailedSaveIsReportedAndTheNextOneWrites() throws {
+    let directory = makeTemporaryDirectory()
+    let blocker = directory.appendingPathComponent("blocker")
+    try Data("not a directory".utf8).write(to: blocker)
+    let file = blocker.appendingPathComponent("cookies.json")
+    let jar = makeJar(file)
+    let url = try #require(URL(string: "http://example.com/"))
+    jar.store(setCookie: ["id=1; Max-Age=60"], from: url)
+    #expect(jar.saveError?.code == .ioFailed)
+    #expect(jar.cookieHeader(for: url) == "id=1")
+    let error = #expect(throws: StorageError.self) { try jar.save() }
+    #expect(error?.code == .ioFailed)
+
+    try FileManager.default.removeItem(at: blocker)
+    try jar.save()
+    #expect(jar.saveError == nil)
+    #expect(makeJar(file).cookieHeader(for: url) == "id=1")
+  }
+
   /// Changes from many tasks at once: saves never overlap, and the last one holds every cookie.
   @Test func concurrentChangesAllReachTheFile() async throws {
     let file = makeTemporaryDirectory().appendingPathComponent("cookies.json")
