@@ -7,18 +7,21 @@ import MalibuTransport
 /// The middleware chain of a networking, built when a setting it is made from changes (the logger, the credentials),
 /// never per request.
 ///
-/// Its steps, outermost first: logging · authentication (plain credentials or token refresh) · cache · ETag
-/// revalidation · offline store, and under them the request's transport (the networking's, or the mock the endpoint's provider answers with).
+/// Its steps, outermost first: logging · authentication (plain credentials or token refresh) · cookies · cache · ETag
+/// revalidation · offline store · retry, and under them the request's transport (the networking's, or the mock the
+/// endpoint's provider answers with). The HTTPS-only policy is applied to the head before the first step.
 ///
 /// A step that the settings say would do nothing is left out when the chain is built (no credentials: no
-/// authentication step). Three steps depend on something a request decides, so the chain is composed once in each
-/// combination of them, and a request picks its own by three reads, with no allocation:
+/// authentication step; no cookie jar: no cookie step). The steps below depend on something a request decides, so the
+/// chain is composed once in each combination of them, and a request picks its own by a few reads, with no
+/// allocation:
 /// - logging, by the logger's level at the time of the request (a `NetworkLogger` may change its level without the
 ///   networking knowing): no logging step at `LogLevel.none`;
 /// - the offline store, only for `storePolicy: .offline` (and never while replaying);
 /// - ETag revalidation, only while the networking's `etagPolicy` is enabled or the request names a policy of its own;
 /// - without an `HTTPCache`, the cache step that refuses a `GET` under `returnCacheDataDontLoad` and removes a
-///   `X-Malibu-Cache-Policy` field, only for such a request.
+///   `X-Malibu-Cache-Policy` field, only for such a request;
+/// - retry, only when the request's `TransferOptions.retry` allows more than one attempt.
 ///
 /// The cache and offline-store steps read the request's policies from `SourceRequest.current`, which the networking
 /// sets around the transfer whenever one of them is in the chosen steps.
@@ -30,6 +33,7 @@ final class NetworkingChain: Sendable {
     static let offline = Needs(rawValue: 2)
     static let cacheGate = Needs(rawValue: 4)
     static let etag = Needs(rawValue: 8)
+    static let retry = Needs(rawValue: 16)
   }
 
   /// The steps of every combination of ``Needs``, by its raw value.
@@ -41,12 +45,14 @@ final class NetworkingChain: Sendable {
   /// - Parameters:
   ///   - logger: The networking's logger.
   ///   - authentication: The authentication step, or `nil` when there are no credentials.
+  ///   - cookies: The networking's cookie jar, if any.
   ///   - cache: The networking's HTTP cache, if any.
   ///   - etag: The ETag step, over the networking's store with its policy.
   ///   - offlineStore: Where `.offline` requests are saved.
   init(
     logger: NetworkLogger,
     authentication: (any Middleware)?,
+    cookies: CookieJar?,
     cache: HTTPCache?,
     etag: ETagMiddleware,
     offlineStore: OfflineRequestStore
@@ -54,11 +60,12 @@ final class NetworkingChain: Sendable {
     hasCache = cache != nil
     let logging = LoggingMiddleware(logger: logger)
     let offline = OfflineStoreMiddleware(store: offlineStore) { error in logger.log(error: error) }
-    let all: [Needs] = (0..<16).map { Needs(rawValue: $0) }
+    let all: [Needs] = (0..<32).map { Needs(rawValue: $0) }
     variants = all.map { needs in
       var steps: [any Middleware] = []
       if needs.contains(.logging) { steps.append(logging) }
       if let authentication { steps.append(authentication) }
+      if let cookies { steps.append(CookieMiddleware(jar: cookies)) }
       if let cache {
         steps.append(CacheMiddleware(cache: cache))
       } else if needs.contains(.cacheGate) {
@@ -66,6 +73,7 @@ final class NetworkingChain: Sendable {
       }
       if needs.contains(.etag) { steps.append(etag) }
       if needs.contains(.offline) { steps.append(offline) }
+      if needs.contains(.retry) { steps.append(RetryMiddleware()) }
       return steps
     }
   }
@@ -91,6 +99,7 @@ extension Networking {
     settings.chain = NetworkingChain(
       logger: settings.logger,
       authentication: authenticationStep(in: settings),
+      cookies: cookies,
       cache: cache,
       etag: ETagMiddleware(store: settings.etagStore, defaultPolicy: settings.etagPolicy),
       offlineStore: offlineStore

@@ -61,6 +61,10 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// `StorageError` code `cacheMiss`. Off by default because one networking often serves many users: pass an
   /// `HTTPCache` (whose `credentialFields` name whatever tells those users apart) to turn it on.
   public let cache: HTTPCache?
+  /// The cookie jar: every request gets a `Cookie` field with the jar's cookies for its URL, and every `Set-Cookie`
+  /// of a response (redirects included) is stored (see `CookieMiddleware`); `nil`, the default, keeps no cookies.
+  /// Off by default because one networking often serves many users: give each user's networking a jar of its own.
+  public let cookies: CookieJar?
   /// Where requests with `storePolicy: .offline` are kept when the host cannot be reached, until ``replay()``.
   public let offlineStore: OfflineRequestStore
 
@@ -84,6 +88,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - transport: The transport; ``TransportKind/platformDefault`` by default (curl on Linux and macOS, URLSession
   ///     on iOS, tvOS, watchOS and visionOS).
   ///   - cache: The HTTP cache; `nil`, the default, caches nothing (see ``cache``).
+  ///   - cookies: The cookie jar; `nil`, the default, keeps no cookies (see ``cookies``).
   ///   - offlineStore: Where offline requests are kept; `nil`, the default, uses the store in
   ///     `OfflineRequestStore.defaultDirectory()` shared by every networking of the process.
   ///   - logger: The application's swift-log `Logger`: this networking then logs to it through a ``logger`` of
@@ -94,6 +99,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     sessionConfiguration: SessionConfiguration = .default,
     transport: TransportKind = .platformDefault,
     cache: HTTPCache? = nil,
+    cookies: CookieJar? = nil,
     offlineStore: OfflineRequestStore? = nil,
     logger: Logger? = nil
   ) {
@@ -101,6 +107,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     self.mockProvider = mockProvider
     self.transport = transport.makeTransport(sessionConfiguration: sessionConfiguration)
     self.cache = cache
+    self.cookies = cookies
     self.offlineStore = offlineStore ?? DefaultOfflineStore.store
     limiter = RequestLimiter(limit: mode.concurrencyLimit)
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
@@ -115,6 +122,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
         chain: NetworkingChain(
           logger: networkLogger,
           authentication: nil,
+          cookies: cookies,
           cache: cache,
           etag: ETagMiddleware(store: etagStore, defaultPolicy: .disabled),
           offlineStore: self.offlineStore
@@ -488,6 +496,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     var needs: NetworkingChain.Needs = []
     if settings.logger.level != .none { needs.insert(.logging) }
     if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
+    if options.retry.maxAttempts > 1 { needs.insert(.retry) }
     if settings.etagPolicy == .enabled || prepared.head.headerFields.contains(ETagMiddleware.policyHeader) {
       needs.insert(.etag)
     }

@@ -413,9 +413,24 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:572, "Cancellation".
+/// README.md:585, "Cookies".
+func readmeCookies() async throws {
+  #sourceLocation(file:"README.md",line:586)
+  let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
+  let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
+  let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
+  _ = try await withCookies.request(.fetchBoards).validate().value
+  print(jar.cookieHeader(for: URL(string: "https://api.sharkywaters.example/boards")!) ?? "no cookies")
+  let refused = jar.store(setCookie: ["id=1; Domain=evil.example"], from: URL(string: "https://example.com/")!)
+  print(refused.map(\.reason))  // [domainMismatch]
+  jar.removeAll()
+  #sourceLocation()
+  _ = (jar, withCookies, transport, refused)
+}
+
+/// README.md:598, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:573)
+  #sourceLocation(file:"README.md",line:599)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -429,9 +444,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:595, "Downloads".
+/// README.md:621, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:596)
+  #sourceLocation(file:"README.md",line:622)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -439,18 +454,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:610, "Downloads".
+/// README.md:636, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:611)
+  #sourceLocation(file:"README.md",line:637)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:621, "Streaming".
+/// README.md:647, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:622)
+  #sourceLocation(file:"README.md",line:648)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -461,9 +476,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:639, "The Malibu namespace".
+/// README.md:665, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:640)
+  #sourceLocation(file:"README.md",line:666)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -481,9 +496,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:661, "Gzip".
+/// README.md:687, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:662)
+  #sourceLocation(file:"README.md",line:688)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -495,9 +510,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:673, "Transfer options".
+/// README.md:699, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:674)
+  #sourceLocation(file:"README.md",line:700)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -511,9 +526,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:698, "Retries".
+/// README.md:724, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:699)
+  #sourceLocation(file:"README.md",line:725)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -529,9 +544,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:725, "HTTPS only, proxies and session configuration".
+/// README.md:751, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:726)
+  #sourceLocation(file:"README.md",line:752)
   var options = TransferOptions()
   options.insecureHTTP = .refuse   // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -548,9 +563,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:760, "Using single modules".
+/// README.md:786, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:763)
+  #sourceLocation(file:"README.md",line:789)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -559,9 +574,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:771, "Using single modules".
+/// README.md:797, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:782)
+  #sourceLocation(file:"README.md",line:808)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -581,9 +596,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:854, "Transports".
+/// README.md:880, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:855)
+  #sourceLocation(file:"README.md",line:881)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
