@@ -64,7 +64,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   let authentication: AuthenticationMiddleware
   let settings: Locked<Settings>
-  private let limiter: RequestLimiter
+  /// The mode's queue; a request holds a slot from leaving it until its promise settles.
+  let limiter: RequestLimiter
   let flights = Locked(Flights())
 
   /// Creates a networking for the endpoints of `R`.
