@@ -70,6 +70,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   let authentication: AuthenticationMiddleware
   let settings: Locked<Settings>
+  /// The mode's queue; a request holds a slot from leaving it until its promise settles.
   let limiter: RequestLimiter
   let flights = Locked(Flights())
   /// Failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered mocks (the `Networking+…` files).
@@ -399,7 +400,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
         for: outgoing.head,
         body: outgoing.body,
         options: outgoing.options,
-        upTo: outgoing.settings.maximumResponseSize
+        upTo: outgoing.maximumResponseSize
       )
       return Response(
         data: data,
@@ -407,7 +408,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
         headers: head.headerFields,
         request: outgoing.head,
         url: url,
-        failureReporter: outgoing.settings.logger
+        failureReporter: outgoing.logger
       )
     }
   }
@@ -423,7 +424,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ///   - storingOffline: Whether an `.offline` request the host could not be reached for is saved (not on replay).
   ///   - control: What the caller set for this request alone: a logger, transfer options.
   ///   - adjustHead: The caller's own last changes to the head, after `preProcessRequest` (a download's range).
-  /// - Returns: The response, with the request as it was handed to the chain and the settings it was sent with.
+  /// - Returns: The response, with the request as it was handed to the chain and the logger and size limit it was
+  ///   sent with.
   /// - Throws: `NetworkError` for a request that cannot be built or is refused at the gate; whatever the chain
   ///   and transport throw (wrap it with `NetworkError.wrapping(_:)`).
   func open(
@@ -443,7 +445,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
       adjustingHead: adjustHead
     ) { outgoing in
       let response = try await outgoing.transport.send(outgoing.head, body: outgoing.body, options: outgoing.options)
-      return OpenedExchange(response: response, request: outgoing.head, settings: outgoing.settings)
+      return OpenedExchange(
+        response: response,
+        request: outgoing.head,
+        logger: outgoing.logger,
+        maximumResponseSize: outgoing.maximumResponseSize
+      )
     }
   }
 
@@ -507,15 +514,17 @@ public final class Networking<R: RequestConvertible>: Sendable {
       needs.insert(.cacheGate)
     }
     let steps = settings.chain.steps(for: needs, logger: logger)
+    let readsSource = settings.chain.readsSourceRequest(needs)
     let outgoing = Outgoing(
       head: prepared.head,
       body: prepared.body,
       options: options,
-      settings: settings,
+      logger: settings.logger,
+      maximumResponseSize: settings.maximumResponseSize,
       transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
     )
     try Task.checkCancellation()
-    guard settings.chain.readsSourceRequest(needs) else { return try await transfer(outgoing) }
+    guard readsSource else { return try await transfer(outgoing) }
     return try await SourceRequest.$current.withValue(SourceRequest(request, baseUrl: R.baseUrl)) {
       try await transfer(outgoing)
     }
@@ -568,7 +577,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 }
 
-/// A request ready for the chain: what ``Networking/open(_:through:storingOffline:logger:)`` and the collect path
+/// A request ready for the chain: what ``Networking/open(_:of:through:storingOffline:control:)`` and the collect path
 /// hand to the transport.
 struct Outgoing: Sendable {
   /// The head, after `preProcessRequest`.
@@ -577,21 +586,25 @@ struct Outgoing: Sendable {
   var body: RequestBody?
   /// The transfer options of this request.
   var options: TransferOptions
-  /// The settings the request was sent with (its logger and response-size limit).
-  var settings: NetworkingSettings
+  /// The logger the request was sent with (the networking's, or the request's own).
+  var logger: NetworkLogger
+  /// The largest response body the request accepts when collected.
+  var maximumResponseSize: Int
   /// The chain's steps for this request over its transport (the transport alone when no step applies).
   var transport: any Transport
 }
 
-/// What ``Networking/open(_:through:storingOffline:logger:)`` returns: the response with its body unread, the request
-/// as it was handed to the chain, and the settings it was sent with.
+/// What ``Networking/open(_:of:through:storingOffline:control:)`` returns: the response with its body unread, the
+/// request as it was handed to the chain, and the logger and size limit it was sent with.
 struct OpenedExchange: Sendable {
   /// The response head, final URL and body, to collect, stream or write to a file.
   var response: TransportResponse
   /// The request head as it was handed to the chain (after `preProcessRequest`).
   var request: HTTPRequest
-  /// The settings the request was sent with (its logger and response-size limit).
-  var settings: NetworkingSettings
+  /// The logger the request was sent with: failures of reading the body are its to report.
+  var logger: NetworkLogger
+  /// The networking's response-size limit when the request was sent.
+  var maximumResponseSize: Int
 }
 
 /// What the caller of `Networking.request` set for one request alone.

@@ -1,4 +1,5 @@
 import Foundation
+import MalibuTransport
 
 /// Parsing `Set-Cookie` fields into cookies: RFC 6265 §5.2, with the storage-model checks of §5.3 that need no
 /// jar (domain, Secure, prefixes), after RFC 6265bis where it is stricter.

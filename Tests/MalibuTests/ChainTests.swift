@@ -100,4 +100,27 @@ struct ChainTests {
     #expect(transport.recordedPaths == ["/api/real"])
     #expect(transport.recordedRequests.first?.head.headerFields[.authorization] == "Bearer new")
   }
+
+  /// The seam under every way of receiving a response: `open` runs the gate, encoding, `preProcessRequest` and the
+  /// chain, and hands back the head with the body still to read.
+  @Test func openReturnsTheHeadWithTheBodyStillToRead() async throws {
+    let transport = makeTransport()
+    transport.stub(.get, "/api/file", reply: .init(status: .ok, headerFields: [:], body: Data("streamed".utf8)))
+    let networking = Networking<Probe>(transport: .custom(transport))
+    networking.authenticate(bearerToken: "t")
+    networking.preProcessRequest = { head in
+      var head = head
+      head.headerFields[HTTPField.Name("X-Pre")!] = "1"
+      return head
+    }
+    let endpoint = Probe(.get("file"))
+    let (request, base) = networking.resolve(endpoint)
+    let opened = try await networking.open(request, of: endpoint, through: base)
+    #expect(opened.response.head.status == .ok)
+    #expect(opened.request.headerFields[HTTPField.Name("X-Pre")!] == "1")
+    var bytes = Data()
+    for try await chunk in opened.response.body { bytes.append(chunk) }
+    #expect(String(decoding: bytes, as: UTF8.self) == "streamed")
+    #expect(transport.recordedRequests.first?.head.headerFields[.authorization] == "Bearer t")
+  }
 }

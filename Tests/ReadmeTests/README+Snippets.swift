@@ -183,9 +183,9 @@ func readmeCodableBodiesAndPerRequestOptions() async throws {
   let form = Request.patch("boards/1", body: NewBoard(title: "B", tags: []), contentType: .formURLEncoded)
   let snakeCase = JSONEncoder()
   snakeCase.keyEncodingStrategy = .convertToSnakeCase
-  let custom = Request.post("boards", body: NewBoard(title: "C", tags: []), encoder: snakeCase, parameters: ["draft": 1])
+  let own = Request.post("boards", body: NewBoard(title: "C", tags: []), encoder: snakeCase, parameters: ["a": 1])
   #sourceLocation()
-  _ = (created, withBody, batch, form, snakeCase, custom)
+  _ = (created, withBody, batch, form, snakeCase, own)
 }
 
 /// README.md:267, "Codable bodies and per-request options".
