@@ -60,7 +60,7 @@ extension Networking {
   /// The endpoint's request after ``beforeEach``, with the cache bypassed, and the transport it goes to (the
   /// endpoint's mock, or ``transport``).
   func uncachedRequest(for endpoint: R) throws -> (Request, any Transport) {
-    var (request, base) = resolve(endpoint, view: try hooks.admit(endpoint, logger: logger))
+    var (request, base) = try resolve(endpoint)
     request.cachePolicy = .reloadIgnoringLocalCacheData
     return (request, base)
   }

@@ -366,6 +366,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
     return try view.accept(response, of: endpoint, request: request, logger: logger)
   }
 
+  /// ``resolve(_:view:)`` with the hooks as they are now (downloads and streams).
+  /// - Throws: `NetworkError` code `stopped` while the networking is stopped (see `shouldContinue`).
+  func resolve(_ endpoint: R) throws -> (request: Request, transport: any Transport) {
+    try resolve(endpoint, view: hooks.admit(endpoint, logger: logger))
+  }
+
   /// The endpoint's request after ``beforeEach``, and the transport under the chain for it, by the mock mode: a mock
   /// registered for the endpoint, the mock provider's answer, else ``transport``.
   func resolve(_ endpoint: R, view: NetworkingHooks<R>.Snapshot) -> (request: Request, transport: any Transport) {

@@ -114,7 +114,7 @@ struct ChainTests {
       return head
     }
     let endpoint = Probe(.get("file"))
-    let (request, base) = networking.resolve(endpoint)
+    let (request, base) = try networking.resolve(endpoint)
     let opened = try await networking.open(request, of: endpoint, through: base)
     #expect(opened.response.head.status == .ok)
     #expect(opened.request.headerFields[HTTPField.Name("X-Pre")!] == "1")

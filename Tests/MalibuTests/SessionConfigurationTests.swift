@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@_spi(Malibu) import MalibuCore
 @testable import Malibu
 
 #if canImport(FoundationNetworking)
