@@ -1,7 +1,7 @@
 import Foundation
+@_spi(Malibu) import MalibuCore
 import Testing
 
-@_spi(Malibu) import MalibuCore
 @testable import Malibu
 
 #if canImport(FoundationNetworking)
@@ -128,7 +128,10 @@ extension SessionConfigurationTests {
   @Test func requestCachePolicyAppliesToRequestsThatKeepTheDefault() {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    let configured = Networking<Unsent>(sessionConfiguration: .custom(configuration), transport: .custom(MockTransport()))
+    let configured = Networking<Unsent>(
+      sessionConfiguration: .custom(configuration),
+      transport: .custom(MockTransport())
+    )
     let settings = configured.settings.withLock { $0 }
     #expect(settings.cachePolicy(for: .get("boards")) == .reloadIgnoringLocalCacheData)
     #expect(

@@ -548,16 +548,16 @@ func readmeRetries() async throws {
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   #sourceLocation(file:"README.md",line:752)
   var options = TransferOptions()
-  options.insecureHTTP = .refuse   // http:// requests and redirects to http:// fail with `insecureScheme`
+  options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
   options.proxy = .http(host: "proxy.internal", port: 3128, bypass: ["localhost", ".corp.example"])
   options.proxy = .socks5(host: "127.0.0.1", port: 1080, credentials: ProxyCredentials(user: "u", password: "p"))
-  options.proxy = .direct          // no proxy, whatever http_proxy says
+  options.proxy = .direct  // no proxy, whatever http_proxy says
   networking.transferOptions = options
 
   let configuration = URLSessionConfiguration.ephemeral
   configuration.httpAdditionalHeaders = ["X-Client": "board-app"]  // sent on every transport
-  configuration.timeoutIntervalForRequest = 20                     // the idle timeout, on every transport
+  configuration.timeoutIntervalForRequest = 20  // the idle timeout, on every transport
   let configured = Networking<SharkywatersEndpoint>(sessionConfiguration: .custom(configuration))
   #sourceLocation()
   _ = (options, configuration, configured)
