@@ -261,7 +261,7 @@ final class Transfer {
       failure = problem
       return false
     }
-    if let refusal = job.options.proxy.refusal(in: head) {
+    if let refusal = job.options.proxy.refusal(in: head, to: request) {
       failure = refusal
       return false
     }

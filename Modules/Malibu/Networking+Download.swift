@@ -36,8 +36,8 @@ extension Networking {
     let ticket = limiter.reserve()
     let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
-      defer { land(key) }
       var sent: HTTPRequest?
+      let outcome: Result<DownloadedFile, any Error>
       do {
         try await limiter.wait(for: ticket)
         defer { limiter.release() }
@@ -48,9 +48,14 @@ extension Networking {
             sent = head
           }.response
         }
-        promise.resolve(file)
+        outcome = .success(file)
       } catch {
-        promise.reject(Self.downloadFailure(error, request: sent))
+        outcome = .failure(error)
+      }
+      land(key)  // out of `inFlight` before the promise wakes its caller
+      switch outcome {
+      case .success(let file): promise.resolve(file)
+      case .failure(let error): promise.reject(Self.downloadFailure(error, request: sent))
       }
     }
     track(promise, task: task, under: key)

@@ -307,11 +307,17 @@ public final class Networking<R: RequestConvertible>: Sendable {
     flight key: Flights.Key,
     control: RequestControl
   ) async {
-    defer { land(key) }
+    let outcome: Result<Response, any Error>
     do {
-      promise.resolve(try await perform(endpoint, ticket: ticket, control: control))
+      outcome = .success(try await perform(endpoint, ticket: ticket, control: control))
     } catch {
-      promise.reject(NetworkError.rejection(for: error))
+      outcome = .failure(error)
+    }
+    // Out of the flights (and `inFlight`) before the promise settles: a caller it wakes never still counts it.
+    land(key)
+    switch outcome {
+    case .success(let response): promise.resolve(response)
+    case .failure(let error): promise.reject(NetworkError.rejection(for: error))
     }
   }
 

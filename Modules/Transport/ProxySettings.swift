@@ -1,3 +1,4 @@
+import Foundation
 package import HTTPTypes
 
 /// Which proxy a transfer goes through: the one the environment names (the default), none, or a server of your own.
@@ -62,13 +63,62 @@ public enum ProxySettings: Hashable, Sendable {
     .server(ProxyServer(kind: .socks5, host: host, port: port, credentials: credentials, bypass: bypass))
   }
 
-  /// The error for a `407 Proxy Authentication Required` answer, which only a proxy sends: every setting but
-  /// ``direct`` (where no proxy is in the way) turns it into ``TransportError/Code/proxyAuthenticationFailed``.
-  /// - Parameter response: A response head just received.
+  /// The error for a `407 Proxy Authentication Required` answer when a proxy stood between the request and its
+  /// server: ``TransportError/Code/proxyAuthenticationFailed``. Without one (``direct``, an environment that names no
+  /// proxy for the URL, a host on the bypass list) the `407` is the origin server's and is returned as it is.
+  /// - Parameters:
+  ///   - response: A response head just received.
+  ///   - request: The request it answers.
   /// - Returns: The error, or `nil` when the response is to be returned as it is.
-  package func refusal(in response: HTTPResponse) -> TransportError? {
-    guard response.status.code == 407, self != .direct else { return nil }
+  package func refusal(in response: HTTPResponse, to request: HTTPRequest) -> TransportError? {
+    guard response.status.code == 407 else { return nil }
+    let scheme = request.scheme?.lowercased() ?? "http"
+    let host = Self.host(of: request.authority ?? "")
+    switch self {
+    case .direct:
+      return nil
+    case .environment:
+      guard Self.environmentProxyVariable(scheme: scheme, host: host) != nil else { return nil }
+    case .server(let server):
+      guard !Self.matches(host, server.bypass) else { return nil }
+    }
     return .proxyAuthenticationFailed(credentialsGiven: server.map { $0.credentials != nil })
+  }
+
+  /// The name of the environment variable through which libcurl sends a request to a proxy, or `nil` when none
+  /// applies (none is set, or `no_proxy` covers the host). libcurl's order: `http_proxy` (lowercase only) for `http`,
+  /// `https_proxy` or `HTTPS_PROXY` for `https`, then `all_proxy` or `ALL_PROXY`.
+  /// - Parameters:
+  ///   - scheme: The request's scheme, lowercased.
+  ///   - host: The request's host, lowercased, without brackets or port.
+  /// - Returns: The variable's name (never its value, which may hold credentials).
+  package static func environmentProxyVariable(scheme: String, host: String) -> String? {
+    let environment = ProcessInfo.processInfo.environment
+    let names = (scheme == "https" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]) + ["all_proxy", "ALL_PROXY"]
+    guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }) else { return nil }
+    let noProxy = (environment["no_proxy"] ?? environment["NO_PROXY"] ?? "").split(separator: ",").map(String.init)
+    return matches(host, noProxy) ? nil : name
+  }
+
+  /// Whether `host` is on a bypass list of host names (each covering its subdomains; a leading dot allowed) or `*`.
+  private static func matches(_ host: String, _ list: [String]) -> Bool {
+    list.contains { entry in
+      var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
+      if pattern == "*" { return true }
+      if pattern.hasPrefix(".") { pattern.removeFirst() }
+      return !pattern.isEmpty && (host == pattern || host.hasSuffix("." + pattern))
+    }
+  }
+
+  /// The host of an authority, lowercased, without user information, port or IPv6 brackets.
+  private static func host(of authority: String) -> String {
+    var host = Substring(authority.lowercased())
+    if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
+    if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+      return String(host[host.index(after: host.startIndex)..<close])
+    }
+    if let colon = host.lastIndex(of: ":") { host = host[..<colon] }
+    return String(host)
   }
 
   /// The server of ``server(_:)``, `nil` for the others.

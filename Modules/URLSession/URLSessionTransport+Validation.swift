@@ -105,22 +105,12 @@ extension URLSessionTransport {
 
   #if canImport(FoundationNetworking)
   /// The name of the environment variable through which libcurl would send a request for `url` to a proxy, or `nil`
-  /// when none applies (none is set, or `no_proxy` covers the host). libcurl's order: `http_proxy` (lowercase only) for
-  /// `http`, `https_proxy` or `HTTPS_PROXY` for `https`, then `all_proxy` or `ALL_PROXY`.
+  /// when none applies (see `ProxySettings.environmentProxyVariable(scheme:host:)`).
   static func environmentProxyVariable(for url: URL) -> String? {
-    let environment = ProcessInfo.processInfo.environment
-    let scheme = url.scheme?.lowercased() ?? "http"
-    let names = (scheme == "https" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]) + ["all_proxy", "ALL_PROXY"]
-    guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }) else { return nil }
-    let noProxy = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
-    let host = (url.host ?? "").lowercased()
-    for entry in noProxy.split(separator: ",") {
-      var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
-      if pattern == "*" { return nil }
-      if pattern.hasPrefix(".") { pattern.removeFirst() }
-      if !pattern.isEmpty && (host == pattern || host.hasSuffix("." + pattern)) { return nil }
-    }
-    return name
+    ProxySettings.environmentProxyVariable(
+      scheme: url.scheme?.lowercased() ?? "http",
+      host: (url.host ?? "").lowercased()
+    )
   }
   #else
   /// The `connectionProxyDictionary` for a proxy setting: `nil` keeps the configuration's own (the system's

@@ -111,7 +111,7 @@ public final class URLSessionTransport: Transport {
       )
       var next: (HTTPRequest, RequestBody?)?
       do {
-        if let refusal = options.proxy.refusal(in: hop.head.head) { throw refusal }
+        if let refusal = options.proxy.refusal(in: hop.head.head, to: current.0) { throw refusal }
         next = try Redirects.next(
           after: hop.head.head,
           to: current.0,

@@ -112,18 +112,28 @@ struct TransportPolicyTests {
     #expect(ProxyServer(kind: .http, host: "proxy", port: 1).urlHost == "proxy")
   }
 
-  @Test func a407IsAnErrorUnlessDirect() {
+  /// A `407` is the proxy's only when a proxy stood in the way; an origin server's own `407` (httpbin's
+  /// `/status/407`, with no proxy) is a response like any other.
+  @Test func a407IsAnErrorOnlyThroughAProxy() {
     let response = HTTPResponse(status: .proxyAuthenticationRequired)
-    #expect(ProxySettings.direct.refusal(in: response) == nil)
-    #expect(ProxySettings.environment.refusal(in: response)?.code == .proxyAuthenticationFailed)
-    let without = ProxySettings.http(host: "p", port: 1).refusal(in: response)
+    let request = HTTPRequest(method: .get, scheme: "http", authority: "api.example:8080", path: "/")
+    #expect(ProxySettings.direct.refusal(in: response, to: request) == nil)
+    // The environment names no proxy in the test process (the integration suite sets one only for a moment).
+    #expect(ProcessInfo.processInfo.environment["http_proxy"] == nil)
+    #expect(ProxySettings.environment.refusal(in: response, to: request) == nil)
+    let without = ProxySettings.http(host: "p", port: 1).refusal(in: response, to: request)
     #expect(without?.message.contains("none were given") == true)
     let with = ProxySettings.http(host: "p", port: 1, credentials: .init(user: "u", password: "pw-x")).refusal(
-      in: response
+      in: response,
+      to: request
     )
     #expect(with?.message.contains("refused the credentials") == true)
     #expect(with?.message.contains("pw-x") == false)
-    #expect(ProxySettings.environment.refusal(in: HTTPResponse(status: .ok)) == nil)
+    for bypass in [["api.example"], [".example"], ["*"], [" API.example "]] {
+      #expect(ProxySettings.http(host: "p", port: 1, bypass: bypass).refusal(in: response, to: request) == nil)
+    }
+    #expect(ProxySettings.http(host: "p", port: 1, bypass: ["other.example"]).refusal(in: response, to: request) != nil)
+    #expect(ProxySettings.http(host: "p", port: 1).refusal(in: HTTPResponse(status: .ok), to: request) == nil)
   }
 }
 
