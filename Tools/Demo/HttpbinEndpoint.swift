@@ -23,6 +23,19 @@ enum HttpbinEndpoint: RequestConvertible {
   case board(id: Int)
   /// `GET /delay/<seconds>`: answers after that many seconds.
   case delay(seconds: Int)
+  /// `POST /anything` with a `Codable` value as its JSON body: httpbin echoes it back in `json`.
+  case anything(Board)
+  /// `GET /cookies/set?<name>=<value>`: sets that cookie, then redirects to `/cookies`.
+  case setCookie(name: String, value: String)
+  /// `GET /cookies`: the cookies the request carried.
+  case cookies
+  /// `GET /bytes/<count>`: that many random bytes (httpbin sends at most 100 KiB).
+  case bytes(Int)
+  /// `GET /drip?numbytes=<count>&duration=<seconds>`: the bytes one by one, spread over that many seconds.
+  case drip(bytes: Int, seconds: Int)
+  /// `GET /etag/<tag>`: an answer with `ETag: <tag>`, or `304 Not Modified` when `If-None-Match` names it; the
+  /// request sends `ifNoneMatch` itself when given.
+  case etag(String, ifNoneMatch: String? = nil)
 
   /// httpbin's address. A real app writes a constant here; the demo learns the port when it starts.
   static var baseUrl: (any URLStringConvertible)? { ServiceAddresses.httpbin }
@@ -50,6 +63,18 @@ enum HttpbinEndpoint: RequestConvertible {
       return .get("boards/\(id)")
     case .delay(let seconds):
       return .get("delay/\(seconds)")
+    case .anything(let board):
+      return .post("anything", body: board)
+    case .setCookie(let name, let value):
+      return .get("cookies/set", parameters: [name: value])
+    case .cookies:
+      return .get("cookies")
+    case .bytes(let count):
+      return .get("bytes/\(count)")
+    case .drip(let count, let seconds):
+      return .get("drip", parameters: ["numbytes": count, "duration": seconds, "delay": 0])
+    case .etag(let tag, let ifNoneMatch):
+      return .get("etag/\(tag)", headers: ifNoneMatch.map { ["If-None-Match": $0] } ?? [:])
     }
   }
 }

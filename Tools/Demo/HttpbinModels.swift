@@ -47,3 +47,8 @@ struct GzipEcho: Decodable, Sendable {
 struct UUIDEcho: Decodable, Sendable {
   var uuid: String
 }
+
+/// What `GET /cookies` returns: the cookies the request carried, by name.
+struct CookiesEcho: Decodable, Sendable {
+  var cookies: [String: String]
+}

@@ -18,6 +18,14 @@ struct Tour {
     Step(title: "A mock next to the network", run: MockStep.run),
     Step(title: "An offline request, stored and replayed", run: OfflineStep.run),
     Step(title: "Cancellation", run: CancellationStep.run),
+    Step(title: "A Codable body and per-request options", run: CodableStep.run),
+    Step(title: "Retries", run: RetryStep.run),
+    Step(title: "Cookies", run: CookieStep.run),
+    Step(title: "A download and a stream", run: DownloadStep.run),
+    Step(title: "Failures and activity", run: FailureStep.run),
+    Step(title: "Mock modes", run: MockModeStep.run),
+    Step(title: "ETag revalidation", run: ETagStep.run),
+    Step(title: "HTTPS only", run: InsecureHTTPStep.run),
   ]
 
   let options: DemoOptions

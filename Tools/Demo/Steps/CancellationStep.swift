@@ -12,7 +12,7 @@ enum CancellationStep {
     let promise = networking.request(.delay(seconds: 10))
     try await Task.sleep(for: .milliseconds(200))
     promise.cancel()
-    let cancelled = await error(of: promise)
+    let cancelled = await failure(of: promise)
     var elapsed = ContinuousClock.now - start
     guard let cancelled, isCancellationError(cancelled) else {
       throw TourFailure("promise.cancel() ended the request with \(String(describing: cancelled))")
@@ -26,7 +26,7 @@ enum CancellationStep {
     let pending = networking.request(.delay(seconds: 10))
     try await Task.sleep(for: .milliseconds(200))
     networking.cancelAllRequests()
-    let rejection = await error(of: pending)
+    let rejection = await failure(of: pending)
     elapsed = ContinuousClock.now - start
     guard let error = rejection as? NetworkError, error.code == .cancelled else {
       throw TourFailure("cancelAllRequests() ended the request with \(String(describing: rejection))")
@@ -43,15 +43,5 @@ enum CancellationStep {
     let (response, elapsed) = try await timed { try await networking.request(.uuid).validate().value }
     try expect(elapsed < .seconds(5), "the next request waited \(elapsed.shortDescription) behind the cancelled one")
     return "the next request: \(response.statusCode) in \(elapsed.shortDescription)"
-  }
-
-  /// The error `promise` is rejected with, or `nil` when it succeeds.
-  private static func error(of promise: NetworkPromise) async -> (any Error)? {
-    do {
-      _ = try await promise.value
-      return nil
-    } catch {
-      return error
-    }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Malibu
 
 /// A step that did not see what it expected: the tour stops and the demo exits with status 1.
 struct TourFailure: Error, CustomStringConvertible {
@@ -55,4 +56,14 @@ extension Int {
 /// Writes `line` to standard error at once (standard output may be buffered).
 func printError(_ line: String) {
   FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// The error `promise` is rejected with, or `nil` when it succeeds.
+func failure<Value>(of promise: Promise<Value>) async -> (any Error)? {
+  do {
+    _ = try await promise.value
+    return nil
+  } catch {
+    return error
+  }
 }
