@@ -43,6 +43,21 @@ struct ActivityTests {
     #expect(networking.inFlight == 0)
   }
 
+  /// A request has left the count by the time its promise wakes the caller, however the transport answers (here
+  /// from another task, as a real transport does), so reading `inFlight` after the last `await` says 0.
+  @Test func aSettledRequestIsNoLongerCounted() async throws {
+    let transport = makeTransport()
+    transport.stub(.get, "/api/later") { _ in
+      try await Task.sleep(for: .milliseconds(1))
+      return MockTransport.Reply(status: .ok, headerFields: jsonHeaders, body: boardsJSON)
+    }
+    let networking = Networking<Probe>(transport: .custom(transport))
+    for _ in 0..<50 {
+      _ = try await networking.request(Probe(.get("later"))).value
+      #expect(networking.inFlight == 0)
+    }
+  }
+
   /// `activity` starts with the current count and ends on the last one; `cancelAllRequests()` brings it to zero.
   @Test func activityStartsWithTheCurrentCountAndFollowsEveryChange() async throws {
     let release = Promise<Void>()

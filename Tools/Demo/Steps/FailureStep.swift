@@ -46,14 +46,12 @@ enum FailureStep {
     try await Task.sleep(for: .milliseconds(300))
     let during = networking.inFlight
     for promise in promises { _ = try await promise.validate().value }
-    let justAfter = networking.inFlight
-    // A request leaves the count just after its promise settles, so the count is read again once activity says 0.
+    let after = networking.inFlight  // a request leaves the count before its promise wakes the caller
     let seen = try await within(.seconds(5), "the activity stream") { await watcher.value }
-    let after = networking.inFlight
     try expect(during == 3 && after == 0, "inFlight was \(during) during three requests and \(after) after")
     report(
-      "three GET /delay/2 at once: inFlight \(during) while they ran, \(justAfter) as the last promise settled, "
-        + "\(after) once activity yielded \(seen.map(String.init).joined(separator: " → "))"
+      "three GET /delay/2 at once: inFlight \(during) while they ran, \(after) once the last promise settled; "
+        + "activity yielded \(seen.map(String.init).joined(separator: " → "))"
     )
   }
 }
