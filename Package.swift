@@ -109,7 +109,7 @@ let package = Package(
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
     .testTarget(
       name: "MalibuTransportTests",
-      dependencies: ["MalibuTransport", "MalibuGzip"],
+      dependencies: ["MalibuTransport", "MalibuGzip", "MalibuTestSupport"],
       path: "Tests/TransportTests"
     ),
     .testTarget(
@@ -123,7 +123,7 @@ let package = Package(
       path: "Tests/URLSessionTests"
     ),
 
-    .testTarget(name: "MalibuAuthTests", dependencies: ["MalibuAuth"], path: "Tests/AuthTests"),
+    .testTarget(name: "MalibuAuthTests", dependencies: ["MalibuAuth", "MalibuTestSupport"], path: "Tests/AuthTests"),
     .testTarget(name: "MalibuStorageTests", dependencies: ["MalibuStorage"], path: "Tests/StorageTests"),
     .testTarget(
       name: "MalibuLoggingTests",

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Malibu) import MalibuCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -138,7 +139,7 @@ enum ServerRegistry {
     var exitHandlerInstalled = false
   }
 
-  private static let state = Mutex(State())
+  private static let state = Locked(State())
 
   /// Remembers the group `process` leads, for the exit handler.
   static func record(_ process: Process) {

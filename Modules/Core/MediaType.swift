@@ -198,4 +198,4 @@ private struct MediaTypeScanner {
 
 /// The text `MediaType(parsing:)` last parsed successfully and its result: the responses of one API mostly carry the
 /// same `Content-Type`, so validating and decoding them mostly compares one string instead of parsing it again.
-private let lastParsedMediaType = Mutex<(text: String, type: MediaType)?>(nil)
+private let lastParsedMediaType = Locked<(text: String, type: MediaType)?>(nil)

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Malibu) import MalibuCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ final class ChunkBuffers: Sendable {
   /// Buffers kept for reuse: the window's worth, the one being filled and the one the reader holds.
   static let spareLimit = BodyChannel.highWater / BodyChannel.chunkSize + 2
 
-  private let spare = Mutex<[Int]>([])
+  private let spare = Locked<[Int]>([])
 
   deinit {
     for address in spare.withLock({ $0 }) { free(UnsafeMutableRawPointer(bitPattern: address)) }

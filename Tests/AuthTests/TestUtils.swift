@@ -87,31 +87,6 @@ final class RefreshCounter: Sendable {
   }
 }
 
-/// A one-shot signal that tasks can wait for.
-final class Gate: Sendable {
-  private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-  func open() {
-    let waiters = state.withLock { state in
-      state.open = true
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume() }
-  }
-
-  func wait() async {
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { state in
-        if state.open { return true }
-        state.waiters.append(continuation)
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
-}
-
 /// Waits until `condition` holds, yielding in between; fails the test after many tries instead of hanging.
 func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
   for _ in 0..<20_000 {

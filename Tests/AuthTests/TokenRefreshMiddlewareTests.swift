@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MalibuAuth
 @_spi(Malibu) import MalibuCore
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import Synchronization
 import Testing
 
@@ -7,10 +7,10 @@ import Testing
 
 /// Boundaries handed out in order by the test hook; the last one repeats.
 private final class BoundarySequence: Sendable {
-  private let remaining: Mutex<[String]>
+  private let remaining: Locked<[String]>
 
   init(_ boundaries: [String]) {
-    remaining = Mutex(boundaries)
+    remaining = Locked(boundaries)
   }
 
   func next() -> String {

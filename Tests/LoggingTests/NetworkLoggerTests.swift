@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuLogging
 import MalibuTestSupport
 import MalibuTransport
@@ -10,7 +10,7 @@ import Testing
 
 /// Records what it is asked to log.
 final class RecordingLoggers: ErrorLogging, RequestLogging, ResponseLogging {
-  let events = Mutex<[String]>([])
+  let events = Locked<[String]>([])
 
   func log(error: any Error, request: LoggedRequest?, duration: Duration?, level: LogLevel) {
     events.withLock { $0.append("error \(level) \(request?.summary ?? "-")") }

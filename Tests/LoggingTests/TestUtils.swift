@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+@_spi(Malibu) import MalibuCore
 import MalibuLogging
 import MalibuTransport
 import Synchronization
@@ -32,7 +33,7 @@ struct SteppingClock: Clock {
 
 /// A thread-safe counter that hands out 0, 1, 2, ...
 final class Counter: Sendable {
-  private let count = Mutex<Int64>(0)
+  private let count = Locked<Int64>(0)
 
   func next() -> Int64 {
     count.withLock { count in

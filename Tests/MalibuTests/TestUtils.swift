@@ -1,4 +1,5 @@
 import Malibu
+@_spi(Malibu) import MalibuCore
 import Synchronization
 import Testing
 
@@ -78,10 +79,10 @@ func eventually(
 
 /// A thread-safe box for test bookkeeping.
 final class Box<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
+  private let mutex: Locked<Value>
 
   init(_ value: Value) {
-    mutex = Mutex(value)
+    mutex = Locked(value)
   }
 
   var value: Value {

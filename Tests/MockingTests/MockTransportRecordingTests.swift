@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuMocking
 import MalibuTransport
 import Synchronization
@@ -96,7 +96,7 @@ struct MockTransportRecordingTests {
   @Test("a handler can script a sequence of replies")
   func scriptedHandler() async throws {
     let transport = MockTransport()
-    let calls = Mutex(0)
+    let calls = Locked(0)
     transport.stub(.get, "/me") { request in
       let call = calls.withLock { count in
         count += 1

@@ -1,4 +1,5 @@
 public import Logging
+@_spi(Malibu) import MalibuCore
 import Synchronization
 
 /// One record caught by a ``LogCapture``: the logger's label, the level, the message and the metadata (the logger's
@@ -36,7 +37,7 @@ public struct CapturedRecord: Sendable, Equatable {
 /// Collects every record written through the loggers it makes, without touching the process-wide `LoggingSystem`
 /// (which can be bootstrapped once): hand the logger to the code under test.
 public final class LogCapture: Sendable {
-  private let records = Mutex<[CapturedRecord]>([])
+  private let records = Locked<[CapturedRecord]>([])
 
   /// A capture with no records yet.
   public init() {}

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuGzip
 import MalibuTransport
 import Synchronization
@@ -53,7 +53,7 @@ struct ContentDecoderTests {
 
   /// Whether the reading side told the producer to stop.
   final class Stopped: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     func set() { flag.withLock { $0 = true } }
     var isSet: Bool { flag.withLock { $0 } }
   }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @_spi(Malibu) import MalibuCore
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 

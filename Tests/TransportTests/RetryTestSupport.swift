@@ -178,28 +178,3 @@ func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sour
   }
   Issue.record("condition never held", sourceLocation: sourceLocation)
 }
-
-/// A one-shot signal that tasks can wait for.
-final class Gate: Sendable {
-  private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-  func open() {
-    let waiters = state.withLock { state in
-      state.open = true
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume() }
-  }
-
-  func wait() async {
-    await withCheckedContinuation { continuation in
-      let now = state.withLock { state in
-        if state.open { return true }
-        state.waiters.append(continuation)
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
-}

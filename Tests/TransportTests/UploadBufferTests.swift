@@ -1,5 +1,5 @@
 import Foundation
-import MalibuCore
+@_spi(Malibu) import MalibuCore
 import MalibuGzip
 import MalibuTransport
 import Synchronization
@@ -17,7 +17,7 @@ struct UploadBufferTests {
   }
 
   @Test func answersWaitThenNotifiesOnceWhenAChunkArrives() async throws {
-    let calls = Mutex(0)
+    let calls = Locked(0)
     let buffer = UploadBuffer(onReadable: { calls.withLock { $0 += 1 } })
     #expect(try read(buffer).0 == .wait)
     try await buffer.deliver(Data("ab".utf8))
@@ -41,7 +41,7 @@ struct UploadBufferTests {
 
   @Test func producerWaitsForSpace() async throws {
     let buffer = UploadBuffer(capacity: 4, onReadable: {})
-    let delivered = Mutex(0)
+    let delivered = Locked(0)
     let producer = Task {
       for _ in 0..<3 {
         try await buffer.deliver(Data("abcd".utf8))
