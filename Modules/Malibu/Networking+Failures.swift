@@ -68,7 +68,7 @@ extension Networking {
   /// It must not block, and must not call back into this networking while holding a lock the networking's hooks take.
   public var onFailure: (@Sendable (NetworkingFailure<R>) -> Void)? {
     get { hooks.state.withLock { $0.onFailure } }
-    set { hooks.state.withLock { $0.onFailure = newValue } }
+    set { hooks.update { $0.onFailure = newValue } }
   }
 
   /// Decides, for each failure, whether this networking keeps serving requests (Nikka's provider hook); `nil`, the
@@ -87,7 +87,7 @@ extension Networking {
   /// them too. While stopped it is not asked again.
   public var shouldContinue: (@Sendable (NetworkingFailure<R>) -> Bool)? {
     get { hooks.state.withLock { $0.shouldContinue } }
-    set { hooks.state.withLock { $0.shouldContinue = newValue } }
+    set { hooks.update { $0.shouldContinue = newValue } }
   }
 
   /// Whether ``shouldContinue`` stopped this networking (until ``resume()``).
@@ -103,7 +103,7 @@ extension Networking {
   /// networking.resume()
   /// ```
   public func resume() {
-    hooks.state.withLock { $0.stop = nil }
+    hooks.update { $0.stop = nil }
   }
 
   /// Checks every response of this networking, mocked, cached or real, before its promise resolves (Nikka's provider
@@ -122,6 +122,6 @@ extension Networking {
   /// ``onFailure`` and ``shouldContinue``.
   public var validate: (@Sendable (Response) throws -> Void)? {
     get { hooks.state.withLock { $0.validate } }
-    set { hooks.state.withLock { $0.validate = newValue } }
+    set { hooks.update { $0.validate = newValue } }
   }
 }

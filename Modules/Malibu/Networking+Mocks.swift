@@ -17,7 +17,7 @@ extension Networking {
   /// unmocked request fails where the transport would be called, so it is logged like a transport failure.
   public var mockMode: MockMode {
     get { hooks.state.withLock { $0.mockMode } }
-    set { hooks.state.withLock { $0.mockMode = newValue } }
+    set { hooks.update { $0.mockMode = newValue } }
   }
 
   /// Answers `endpoint` with `mock` from now on, in the `.mixed` and `.mocksOnly` modes (see ``mockMode``).
@@ -33,19 +33,19 @@ extension Networking {
   ///   - endpoint: The endpoint it answers.
   public func register(mock: Mock, for endpoint: R) {
     let request = endpoint.request
-    hooks.state.withLock { $0.mocks[request] = mock }
+    hooks.update { $0.mocks[request] = mock }
   }
 
   /// Forgets the mock registered for `endpoint`, if any; the ``mockProvider`` answers it again.
   /// - Parameter endpoint: The endpoint.
   public func unregisterMock(for endpoint: R) {
     let request = endpoint.request
-    hooks.state.withLock { $0.mocks[request] = nil }
+    hooks.update { $0.mocks[request] = nil }
   }
 
   /// Forgets every mock registered with ``register(mock:for:)``.
   public func unregisterAllMocks() {
-    hooks.state.withLock { $0.mocks.removeAll() }
+    hooks.update { $0.mocks.removeAll() }
   }
 }
 

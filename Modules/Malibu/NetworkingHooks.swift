@@ -4,6 +4,7 @@ import Foundation
 import MalibuMocking
 import MalibuStorage
 import MalibuTransport
+import Synchronization
 
 /// The facade hooks of one networking (failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered
 /// mocks), behind one lock. A request reads them once, as a ``Snapshot``, when it leaves the queue.
@@ -21,9 +22,23 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
 
     /// Whether anything listens to failures, so that a response needs a reporter of its own.
     var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
+    /// Whether every hook is at its default: nothing set or registered, mixed mocks, serving.
+    var isPlain: Bool { !isObserved && validate == nil && stop == nil && mockMode == .mixed && mocks.isEmpty }
   }
 
+  /// The hooks; read with `state.withLock`, changed only through ``update(_:)``.
   let state = Locked(State())
+  /// `State.isPlain` as of the last change: a request on a networking without hooks reads this and not the lock.
+  private let isPlain = Atomic<Bool>(true)
+
+  /// Changes the hooks, keeping ``isPlain`` true to them.
+  @discardableResult
+  func update<Output>(_ body: (inout State) -> Output) -> Output {
+    state.withLock { state in
+      defer { isPlain.store(state.isPlain, ordering: .releasing) }
+      return body(&state)
+    }
+  }
 
   /// How many subscribers ``Networking/failures`` has.
   var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -39,6 +54,9 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
 
   /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ endpoint: R, logger: NetworkLogger) throws -> Snapshot {
+    if isPlain.load(ordering: .acquiring) {
+      return Snapshot(hooks: self, validate: nil, isObserved: false, mockMode: .mixed, mocks: [:])
+    }
     let (state, stop) = self.state.withLock { state in
       (
         Snapshot(
@@ -107,7 +125,7 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
       (state.onFailure, asking && state.stop == nil ? state.shouldContinue : nil, Array(state.subscribers.values))
     }
     if let shouldContinue, !shouldContinue(failure) {
-      state.withLock { state in
+      update { state in
         if state.stop == nil { state.stop = failure }
       }
     }
@@ -118,7 +136,7 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   /// Ends every subscription of `failures` (the networking is going away); finished outside the lock, since finishing
   /// runs the subscription's termination handler, which takes it.
   func finishSubscribers() {
-    let subscribers = state.withLock { state in
+    let subscribers = update { state in
       defer { state.subscribers.removeAll() }
       return Array(state.subscribers.values)
     }
@@ -131,13 +149,13 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
       of: NetworkingFailure<R>.self,
       bufferingPolicy: .bufferingNewest(limit)
     )
-    let id = state.withLock { state in
+    let id = update { state in
       state.nextSubscriber &+= 1
       state.subscribers[state.nextSubscriber] = continuation
       return state.nextSubscriber
     }
     continuation.onTermination = { [weak self] _ in
-      _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+      _ = self?.update { $0.subscribers.removeValue(forKey: id) }
     }
     return stream
   }

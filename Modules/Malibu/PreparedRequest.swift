@@ -14,7 +14,7 @@ extension PreparedRequest {
     for endpoint: R.Type,
     headerLayers: [[String: String]]
   ) throws(NetworkError) {
-    if request.hasRelativeResource, (R.baseUrl?.urlString ?? "").isEmpty {
+    if (R.baseUrl?.urlString ?? "").isEmpty, request.hasRelativeResource {
       throw Self.missingBaseUrl(request, endpoint)
     }
     try self.init(request, baseUrl: R.baseUrl, headerLayers: headerLayers)
