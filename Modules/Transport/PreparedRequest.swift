@@ -49,7 +49,7 @@ public struct PreparedRequest: Sendable {
     headerLayers: [[String: String]] = [],
     encoders: ParameterEncoderRegistry = .shared
   ) throws(NetworkError) {
-    if request.hasRelativeResource, (baseUrl?.urlString ?? "").isEmpty {
+    if (baseUrl?.urlString ?? "").isEmpty, request.hasRelativeResource {
       throw NetworkError(
         code: .invalidURL,
         message: "the resource '\(request.resource.urlString)' is relative, and no base URL was given: pass one, or "
