@@ -37,11 +37,13 @@ extension Networking {
     let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
       var sent: HTTPRequest?
+      var source = endpoint.request
       let outcome: Result<DownloadedFile, any Error>
       do {
         try await limiter.wait(for: ticket)
         defer { limiter.release() }
         let (request, base) = try uncachedRequest(for: endpoint)
+        source = request
         let file = try await Download.run(to: destination, resume: resume) { adjust in
           try await open(request, of: endpoint, through: base, storingOffline: false) { head in
             adjust(&head)
@@ -55,7 +57,9 @@ extension Networking {
       land(key)  // out of `inFlight` before the promise wakes its caller
       switch outcome {
       case .success(let file): promise.resolve(file)
-      case .failure(let error): promise.reject(Self.downloadFailure(error, request: sent))
+      case .failure(let error):
+        let failure = Self.downloadFailure(error, request: sent)
+        promise.reject(hooks.failed(endpoint, request: source, error: failure))
       }
     }
     track(promise, task: task, under: key)

@@ -32,10 +32,12 @@ extension Networking {
     let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
       defer { land(key) }
+      var sent = endpoint.request
       do {
         try await limiter.wait(for: ticket)
         defer { limiter.release() }
         let (request, base) = try uncachedRequest(for: endpoint)
+        sent = request
         let response = try await open(request, of: endpoint, through: base, storingOffline: false).response
         let lease = StreamLease()
         Self.handOver(response, lease: lease, to: promise)
@@ -44,7 +46,7 @@ extension Networking {
           body.cancel()
         }
       } catch {
-        promise.reject(NetworkError.wrapping(error))
+        promise.reject(hooks.failed(endpoint, request: sent, error: error))
       }
     }
     track(promise, task: task, under: key)

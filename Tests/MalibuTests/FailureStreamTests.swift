@@ -45,6 +45,34 @@ struct FailureStreamTests {
     #expect(try #require(await Self.next(&failures)).endpoint.request.resource.urlString == "down")
   }
 
+  /// A download that fails (a status that is not a file) and a stream whose transfer fails before its head reach
+  /// `onFailure` too, with the error their caller gets; the networking then serves a good request.
+  @Test func downloadAndStreamFailuresArePublished() async throws {
+    let networking = Networking<Probe>(transport: .custom(Self.makeStubbedTransport()))
+    let seen = Box<[String]>([])
+    networking.onFailure = { failure in
+      seen.update {
+        $0.append("\(failure.request.resource.urlString) \(failure.networkError?.code.description ?? "?")")
+      }
+    }
+    let destination = FileManager.default.temporaryDirectory.appendingPathComponent("failure-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: destination) }
+    let download = await networkError(networking.download(Probe(.get("missing")), to: destination))
+    #expect(download?.code == .unacceptableStatusCode)
+    do {
+      _ = try await networking.stream(Probe(.get("down")))
+      Issue.record("the stream of a refused connection did not fail")
+    } catch let error as NetworkError {
+      #expect(error.code == .transportFailed)
+    }
+    #expect(
+      seen.value == [
+        "missing \(NetworkError.Code.unacceptableStatusCode)", "down \(NetworkError.Code.transportFailed)",
+      ]
+    )
+    _ = try await networking.request(Probe(.get("boards"))).validate().value
+  }
+
   /// Transport, gate, encoding and validation failures each reach `onFailure` and the stream with the promise's
   /// error, before the promise is rejected.
   @Test(arguments: ["transport", "gate", "encoding", "validate", "toString"])
