@@ -22,13 +22,16 @@ public import MalibuTransport
 ///
 /// Every request, mocked or real, travels one path: the mode's queue → `endpoint.request` → ``beforeEach`` → the
 /// ``middleware`` gate → encoding (parameters into the query or a body, by content type) → header fields →
-/// ``preProcessRequest`` → the middleware chain: logging, authentication, the cache (``cache``) and the offline store
+/// ``preProcessRequest`` → the HTTPS-only check (`TransferOptions.insecureHTTP`) → the middleware chain: logging,
+/// authentication, cookies (``cookies``), the cache (``cache``), ETag revalidation (``etagPolicy``), the offline store
 /// (a request with `storePolicy: .offline` that fails because the host cannot be reached is saved in
-/// ``offlineStore`` for ``replay()``) → the transport (or the endpoint's mock) → ``NetworkPromise``.
+/// ``offlineStore`` for ``replay()``) and retry (`TransferOptions.retry`) → the transport (or the endpoint's mock, by
+/// ``mockMode``) → ``NetworkPromise``.
 ///
-/// The chain is composed when a setting it is made from changes (``logger``, the `authenticate` methods), not per
-/// request: a step with nothing to do is left out then (no credentials, no authentication step), and a request takes
-/// the logging, offline-store and cache-refusal steps only when its logger's level, its `storePolicy` or its
+/// The chain is composed when a setting it is made from changes (``logger``, the `authenticate` methods,
+/// ``etagPolicy``, ``etagStore``), not per request: a step with nothing to do is left out then (no credentials, no
+/// authentication step; no jar, no cookie step), and a request takes the logging, ETag, offline-store, retry and
+/// cache-refusal steps only when its logger's level, its ETag policy, its `storePolicy`, its retry policy or its
 /// `cachePolicy` call for them. Each setting can be changed at any time from any thread; a request uses the values
 /// current when it reaches the step that reads them.
 ///
