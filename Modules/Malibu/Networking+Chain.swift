@@ -23,7 +23,7 @@ import MalibuTransport
 ///   `X-Malibu-Cache-Policy` field, only for such a request;
 /// - retry, only when the request's `TransferOptions.retry` allows more than one attempt.
 ///
-/// The cache and offline-store steps read the request's policies from `SourceRequest.current`, which the networking
+/// The cache, ETag and offline-store steps read the request's policies from `SourceRequest.current`, which the networking
 /// sets around the transfer whenever one of them is in the chosen steps.
 final class NetworkingChain: Sendable {
   /// What a request needs beyond the steps every request gets; the index of its variant.
@@ -89,7 +89,7 @@ final class NetworkingChain: Sendable {
 
   /// Whether steps with these needs read `SourceRequest.current`.
   func readsSourceRequest(_ needs: Needs) -> Bool {
-    hasCache || needs.contains(.offline) || needs.contains(.cacheGate)
+    hasCache || !needs.isDisjoint(with: [.offline, .cacheGate, .etag])
   }
 }
 

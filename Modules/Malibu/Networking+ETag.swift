@@ -47,13 +47,4 @@ extension Networking {
       }
     }
   }
-
-  /// `request` with its own ETag policy, if it has one, in `ETagMiddleware.policyHeader`, for the chain's
-  /// `ETagMiddleware` (built over ``etagStore`` with ``etagPolicy`` as its default) to read.
-  static func etagTagged(_ request: Request) -> Request {
-    guard let policy = request.etagPolicy else { return request }
-    var request = request
-    request.headers[ETagMiddleware.policyHeader.canonicalName] = policy.rawValue
-    return request
-  }
 }

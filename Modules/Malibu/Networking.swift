@@ -363,7 +363,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
     let response: Response
     do {
       response = try await collect(
-        Self.etagTagged(request),
+        request,
         of: endpoint,
         through: base,
         storingOffline: true,
@@ -519,7 +519,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
     if settings.logger.level != .none { needs.insert(.logging) }
     if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
     if options.retry.maxAttempts > 1 { needs.insert(.retry) }
-    if settings.etagPolicy == .enabled || prepared.head.headerFields.contains(ETagMiddleware.policyHeader) {
+    if settings.etagPolicy == .enabled || request.etagPolicy != nil
+      || prepared.head.headerFields.contains(ETagMiddleware.policyHeader)
+    {
       needs.insert(.etag)
     }
     if !settings.chain.hasCache,

@@ -8,8 +8,9 @@ public import MalibuTransport
 /// request (same method, URL, credentials and, for `PUT` and `PATCH`, body) is sent with `If-None-Match`, and a
 /// `304 Not Modified` to it is answered with the stored response.
 ///
-/// - The policy of a request is ``defaultPolicy``, unless its ``policyHeader`` (`X-Malibu-ETag-Policy: enabled` or
-///   `disabled`, which the middleware always removes) says otherwise.
+/// - The policy of a request is the `etagPolicy` of the current ``SourceRequest``'s request when it names one (the
+///   facade sets it, as for the cache), else its ``policyHeader`` (`X-Malibu-ETag-Policy: enabled` or `disabled`, which
+///   the middleware always removes), else ``defaultPolicy``.
 /// - A request that carries a conditional field of its own (`If-None-Match`, `If-Match`, `If-Modified-Since`,
 ///   `If-Unmodified-Since`, `If-Range`) is sent as it is and its response returned as it is: a caller who asks for
 ///   a `304` gets the `304`. So is a request whose body is streamed (it cannot be keyed without reading it).
@@ -68,13 +69,13 @@ public struct ETagMiddleware: Middleware {
     next: Next
   ) async throws -> TransportResponse {
     var request = request
-    var policy = defaultPolicy
+    var policy = SourceRequest.current?.request.etagPolicy ?? defaultPolicy
     if let value = request.headerFields[Self.policyHeader] {
       request.headerFields[Self.policyHeader] = nil
       guard let named = ETagPolicy(rawValue: value) else {
         throw StorageError(code: .invalidETagPolicy, message: "'\(value)' is not an ETag policy (enabled, disabled)")
       }
-      policy = named
+      if SourceRequest.current?.request.etagPolicy == nil { policy = named }
     }
     guard policy == .enabled, Self.methods.contains(request.method),
       !Self.conditionalFields.contains(where: { request.headerFields.contains($0) }),
