@@ -129,11 +129,14 @@ private struct URLParts {
   static func hasScheme(_ string: String) -> Bool {
     // The scheme characters are ASCII and `:` is not one of them, so scanning the UTF-8 bytes up to the first
     // non-scheme byte finds the first `://` whenever everything before it is a scheme.
-    let bytes = string.utf8
-    guard let first = bytes.first, first.isASCIILetter else { return false }
-    var index = bytes.startIndex
-    while index != bytes.endIndex, bytes[index].isSchemeCharacter { index = bytes.index(after: index) }
-    return bytes[index...].starts(with: "://".utf8)
+    var string = string
+    return string.withUTF8 { bytes in
+      guard let first = bytes.first, first.isASCIILetter else { return false }
+      var index = 1
+      while index < bytes.count, bytes[index].isSchemeCharacter { index += 1 }
+      return bytes.count - index >= 3 && bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+        && bytes[index + 2] == UInt8(ascii: "/")
+    }
   }
 
   /// `URLParts(base).joining(URLParts(resource)).string` for the common case where neither string has a query or a

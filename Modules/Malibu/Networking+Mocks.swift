@@ -64,21 +64,19 @@ extension Networking {
   }
 }
 
-extension NetworkingHooks.Snapshot {
+extension Networking {
   /// The transport for a request of `endpoint` (whose own `request` is `request`): a registered mock, the provider's
-  /// mock, or `real`, by the mock mode; in `mocksOnly`, one that fails with `missingMock` when no mock answers it.
-  func transport(
-    for endpoint: R,
-    request: Request,
-    provider: MockProvider<R>?,
-    real: any Transport
-  ) -> any Transport {
-    if mockMode == .realOnly { return real }
-    if !mocks.isEmpty, let mock = mocks[request] {
+  /// mock, or ``transport``, by the mock mode of `hooks` (`nil`: every hook at its default, `.mixed` and no mocks
+  /// registered); in `mocksOnly`, one that fails with `missingMock` when no mock answers it.
+  func transport(for endpoint: R, request: Request, hooks: HooksSnapshot?) -> any Transport {
+    let provider = mockProvider
+    guard let hooks else { return provider?.transport(for: endpoint) ?? transport }
+    if hooks.mockMode == .realOnly { return transport }
+    if !hooks.mocks.isEmpty, let mock = hooks.mocks[request] {
       return MockResponder(mock: mock, defaultDelay: provider?.delay ?? 0)
     }
     if let mocked = provider?.transport(for: endpoint) { return mocked }
-    guard mockMode == .mocksOnly else { return real }
+    guard hooks.mockMode == .mocksOnly else { return transport }
     return MissingMockTransport(endpoint: NetworkingHooks<R>.name(of: endpoint))
   }
 }

@@ -18,11 +18,11 @@ extension Networking {
   }
 }
 
-extension NetworkingSettings {
-  /// The cache policy `request` is sent with: its own, unless it kept the default
-  /// (`CachePolicy.useProtocolCachePolicy`) and the session configuration names another.
-  func cachePolicy(for request: Request) -> CachePolicy {
-    guard let sessionCachePolicy, request.cachePolicy == .useProtocolCachePolicy else { return request.cachePolicy }
-    return sessionCachePolicy
+extension Request {
+  /// Takes the session configuration's cache policy (`sessionCachePolicy`, if any) when this request kept the default
+  /// (`CachePolicy.useProtocolCachePolicy`).
+  mutating func adoptCachePolicy(_ sessionCachePolicy: CachePolicy?) {
+    guard let sessionCachePolicy, cachePolicy == .useProtocolCachePolicy else { return }
+    cachePolicy = sessionCachePolicy
   }
 }

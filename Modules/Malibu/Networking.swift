@@ -355,11 +355,14 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// One request, from the endpoint to the response.
   private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, control: RequestControl) async throws -> Response {
     let logger = control.logger ?? self.logger
-    try hooks.checkServing(endpoint, logger: logger, abandoning: ticket, of: limiter)
+    // A networking whose hooks are all at their defaults is serving, and has none to snapshot or hand the response to.
+    if !hooks.isPlainNow {
+      try hooks.checkServing(endpoint, logger: logger, abandoning: ticket, of: limiter)
+    }
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    let view = try hooks.admit(endpoint, logger: logger)
-    let (request, base) = resolve(endpoint, view: view)
+    let view = hooks.isPlainNow ? nil : try hooks.admit(endpoint, logger: logger)
+    let (request, base) = resolve(endpoint, hooks: view)
     let response: Response
     do {
       response = try await collect(
@@ -372,28 +375,33 @@ public final class Networking<R: RequestConvertible>: Sendable {
     } catch {
       throw hooks.failed(endpoint, request: request, error: error)
     }
-    return try view.accept(response, of: endpoint, request: request, logger: logger)
+    guard let view else { return response }
+    return try hooks.accept(response, as: view, of: endpoint, request: request, logger: logger)
   }
 
-  /// ``resolve(_:view:)`` with the hooks as they are now (downloads and streams).
+  /// ``resolve(_:hooks:)`` with the hooks as they are now (downloads and streams).
   /// - Throws: `NetworkError` code `stopped` while the networking is stopped (see `shouldContinue`).
   func resolve(_ endpoint: R) throws -> (request: Request, transport: any Transport) {
-    try resolve(endpoint, view: hooks.admit(endpoint, logger: logger))
+    try resolve(endpoint, hooks: hooks.isPlainNow ? nil : hooks.admit(endpoint, logger: logger))
   }
 
   /// The endpoint's request after ``beforeEach``, and the transport under the chain for it, by the mock mode: a mock
-  /// registered for the endpoint, the mock provider's answer, else ``transport``.
-  func resolve(_ endpoint: R, view: NetworkingHooks<R>.Snapshot) -> (request: Request, transport: any Transport) {
+  /// registered for the endpoint, the mock provider's answer, else ``transport`` (see ``transport(for:request:hooks:)``).
+  func resolve(_ endpoint: R, hooks: HooksSnapshot?) -> (request: Request, transport: any Transport) {
     var request = endpoint.request
-    let base = view.transport(for: endpoint, request: request, provider: mockProvider, real: transport)
-    if let beforeEach = settings.withLock({ $0.beforeEach }) {
+    let base = transport(for: endpoint, request: request, hooks: hooks)
+    let (beforeEach, sessionCachePolicy) = settings.withLock { ($0.beforeEach, $0.sessionCachePolicy) }
+    if let beforeEach {
       request = beforeEach(request)
     }
+    request.adoptCachePolicy(sessionCachePolicy)
     return (request, base)
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).
   func sendInTurn(_ request: Request) async throws -> Response {
+    var request = request
+    request.adoptCachePolicy(settings.withLock { $0.sessionCachePolicy })
     let ticket = limiter.reserve()
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
@@ -490,8 +498,6 @@ public final class Networking<R: RequestConvertible>: Sendable {
       settings = self.settings.withLock { $0 }
       if let logger { settings.logger = logger }
     }
-    var request = request
-    request.cachePolicy = settings.cachePolicy(for: request)
     var prepared: PreparedRequest
     do {
       prepared = try PreparedRequest(
@@ -555,6 +561,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
     settings: Settings,
     control: RequestControl
   ) -> TransferOptions {
+    guard settings.endpointOptions != nil || control.options != nil || settings.progress != nil else {
+      return settings.transferOptions
+    }
     var options = settings.transferOptions
     if let endpoint, let stored = settings.endpointOptions,
       let forEndpoint = stored as? @Sendable (R, inout TransferOptions) -> Void

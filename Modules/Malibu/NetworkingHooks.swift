@@ -43,24 +43,15 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   /// How many subscribers ``Networking/failures`` has.
   var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-  /// What one request reads of the hooks, when it leaves the queue.
-  struct Snapshot {
-    let hooks: NetworkingHooks
-    let validate: (@Sendable (Response) throws -> Void)?
-    let isObserved: Bool
-    let mockMode: MockMode
-    let mocks: [Request: Mock]
-  }
+  /// Whether every hook is at its default (`State.isPlain`), read without the lock: a request on such a networking
+  /// has nothing to check, snapshot or hand its response to.
+  var isPlainNow: Bool { isPlain.load(ordering: .acquiring) }
 
   /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
-  func admit(_ endpoint: R, logger: NetworkLogger) throws -> Snapshot {
-    if isPlain.load(ordering: .acquiring) {
-      return Snapshot(hooks: self, validate: nil, isObserved: false, mockMode: .mixed, mocks: [:])
-    }
-    let (state, stop) = self.state.withLock { state in
+  func admit(_ endpoint: R, logger: NetworkLogger) throws -> HooksSnapshot {
+    let (snapshot, stop) = state.withLock { state in
       (
-        Snapshot(
-          hooks: self,
+        HooksSnapshot(
           validate: state.validate,
           isObserved: state.isObserved,
           mockMode: state.mockMode,
@@ -70,7 +61,7 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
       )
     }
     if let stop { throw refuse(endpoint, stoppedBy: stop, logger: logger) }
-    return state
+    return snapshot
   }
 
   /// Fails a request at once while the networking is stopped, before it waits in the queue (giving up its ticket).
@@ -161,18 +152,32 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   }
 }
 
-extension NetworkingHooks.Snapshot {
+/// What one request reads of its networking's hooks, when it leaves the queue.
+struct HooksSnapshot {
+  let validate: (@Sendable (Response) throws -> Void)?
+  let isObserved: Bool
+  let mockMode: MockMode
+  let mocks: [Request: Mock]
+}
+
+extension NetworkingHooks {
   /// Runs the networking's `validate` hook on a response and gives the response a reporter of its own when anything
   /// listens to failures, so that its `validate()`/`toX()`/`decode()` failures reach them with the endpoint.
   /// - Throws: ``ValidationHookFailure`` with the hook's error as it was thrown, after reporting it.
-  func accept(_ response: Response, of endpoint: R, request: Request, logger: NetworkLogger) throws -> Response {
-    if let validate {
+  func accept(
+    _ response: Response,
+    as snapshot: HooksSnapshot,
+    of endpoint: R,
+    request: Request,
+    logger: NetworkLogger
+  ) throws -> Response {
+    if let validate = snapshot.validate {
       do {
         try validate(response)
       } catch {
         (response.failureReporter ?? logger).reportFailure(error, of: response)
         if !isCancellationError(error) {
-          hooks.publish(
+          publish(
             NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
             asking: true
           )
@@ -180,10 +185,10 @@ extension NetworkingHooks.Snapshot {
         throw ValidationHookFailure(error: error)
       }
     }
-    guard isObserved else { return response }
+    guard snapshot.isObserved else { return response }
     var response = response
     response.failureReporter = FailureReporter(
-      hooks: hooks,
+      hooks: self,
       endpoint: endpoint,
       request: request,
       next: response.failureReporter

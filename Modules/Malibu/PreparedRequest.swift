@@ -10,14 +10,15 @@ extension PreparedRequest {
   ///   - headerLayers: The networking's, then the endpoint type's header fields.
   /// - Throws: `NetworkError`, as ``init(_:baseUrl:headerLayers:encoders:)``.
   init<R: RequestConvertible>(
-    _ request: Request,
+    _ request: borrowing Request,
     for endpoint: R.Type,
     headerLayers: [[String: String]]
   ) throws(NetworkError) {
-    if (R.baseUrl?.urlString ?? "").isEmpty, request.hasRelativeResource {
-      throw Self.missingBaseUrl(request, endpoint)
+    let baseUrl = R.baseUrl
+    if (baseUrl?.urlString ?? "").isEmpty, request.hasRelativeResource {
+      throw Self.missingBaseUrl(copy request, endpoint)
     }
-    try self.init(request, baseUrl: R.baseUrl, headerLayers: headerLayers)
+    try self.init(request, checkedBaseUrl: baseUrl, headerLayers: headerLayers)
   }
 
   /// The error for a relative resource on an endpoint type whose `baseUrl` is `nil` or empty: it names the

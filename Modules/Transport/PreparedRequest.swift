@@ -56,7 +56,18 @@ public struct PreparedRequest: Sendable {
           + "make the resource an absolute URL"
       )
     }
-    let target = try Self.urlRequest(for: request).buildTarget(baseUrl: baseUrl)
+    try self.init(request, checkedBaseUrl: baseUrl, headerLayers: headerLayers, encoders: encoders)
+  }
+
+  /// ``init(_:baseUrl:headerLayers:encoders:)`` for a caller that has checked that a relative resource has a base URL
+  /// (and reports a missing one in its own words).
+  package init(
+    _ request: borrowing Request,
+    checkedBaseUrl baseUrl: (any URLStringConvertible)?,
+    headerLayers: [[String: String]],
+    encoders: ParameterEncoderRegistry = .shared
+  ) throws(NetworkError) {
+    let target = try Self.target(of: request, baseUrl: baseUrl)
     let encoded = try Self.encodeBody(of: request, encoders: encoders)
     var fields = DefaultHeaders.fields
     if let contentType = encoded.contentType {
@@ -88,18 +99,21 @@ public struct PreparedRequest: Sendable {
     self.body = body
   }
 
-  /// The request whose URL is built: with an `Encodable` body, its parameters go into the query (and, for content
-  /// type `.query`, the body's fields before them).
-  private static func urlRequest(for request: Request) throws(NetworkError) -> Request {
-    guard case .encodable(let body) = request.task else { return request }
-    var urlRequest = request
+  /// The request's URL: with an `Encodable` body, its parameters go into the query (and, for content type `.query`,
+  /// the body's fields before them).
+  private static func target(
+    of request: borrowing Request,
+    baseUrl: (any URLStringConvertible)?
+  ) throws(NetworkError) -> RequestTarget {
+    guard case .encodable(let body) = request.task else { return try request.buildTarget(baseUrl: baseUrl) }
+    var urlRequest = copy request
     if request.contentType.encodesInURL {
       urlRequest.parameters = try body.parameters(for: .query)
       urlRequest.parameters.merge(request.parameters) { _, parameter in parameter }
     } else {
       urlRequest.contentType = .query
     }
-    return urlRequest
+    return try urlRequest.buildTarget(baseUrl: baseUrl)
   }
 
   /// Replaces the fields of `fields` named in `headers` (names compared without case).

@@ -132,12 +132,11 @@ extension SessionConfigurationTests {
       sessionConfiguration: .custom(configuration),
       transport: .custom(MockTransport())
     )
-    let settings = configured.settings.withLock { $0 }
-    #expect(settings.cachePolicy(for: .get("boards")) == .reloadIgnoringLocalCacheData)
-    #expect(
-      settings.cachePolicy(for: .get("boards", cachePolicy: .returnCacheDataElseLoad)) == .returnCacheDataElseLoad
-    )
-    let plain = Networking<Unsent>(transport: .custom(MockTransport())).settings.withLock { $0 }
-    #expect(plain.cachePolicy(for: .get("boards")) == .useProtocolCachePolicy)
+    #expect(configured.resolve(.root, hooks: nil).request.cachePolicy == .reloadIgnoringLocalCacheData)
+    var own = Request.get("boards", cachePolicy: .returnCacheDataElseLoad)
+    own.adoptCachePolicy(configured.settings.withLock { $0.sessionCachePolicy })
+    #expect(own.cachePolicy == .returnCacheDataElseLoad)
+    let plain = Networking<Unsent>(transport: .custom(MockTransport()))
+    #expect(plain.resolve(.root, hooks: nil).request.cachePolicy == .useProtocolCachePolicy)
   }
 }
