@@ -88,6 +88,16 @@ struct OpenAPIClientTests {
   }
 
   @Test(arguments: Backend.allCases)
+  func cancellingTheCallStopsTheRequest(_ backend: Backend) async throws {
+    let client = try await backend.openAPIClient(LocalServers.shared.faults())
+    let call = Task { try await client.stallHead(query: .init(seconds: 30)) }
+    try await Task.sleep(for: .milliseconds(300))
+    call.cancel()
+    await expectClientError(.cancelled, operation: "stallHead") { try await call.value }
+    #expect(try await client.getOK().ok.body.plainText.collected() == "ok")
+  }
+
+  @Test(arguments: Backend.allCases)
   func cancellingTheReadingTaskStopsTheDownload(_ backend: Backend) async throws {
     let nginx = try await LocalServers.shared.nginx()
     let client = backend.openAPIClient(nginx)

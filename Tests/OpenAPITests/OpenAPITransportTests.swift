@@ -105,6 +105,43 @@ struct OpenAPITransportTests {
     #expect(stopped.isSet, "the source is still read after the body was dropped")
   }
 
+  /// Malibu's RetryMiddleware in an OpenAPI client: a body in memory is sent again, a single-pass stream once.
+  @Test func retryMiddlewareResendsRepeatableBodiesOnly() async throws {
+    var options = TransferOptions()
+    options.retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1))
+    let inMemory = RecordingTransport(statuses: [.serviceUnavailable])
+    let retrying = OpenAPITransport(transport: inMemory, options: options, middleware: [RetryMiddleware()])
+    let receipt = try await Client(serverURL: Self.base, transport: retrying)
+      .upload(body: .binary(HTTPBody(Data(repeating: 1, count: 1000)))).ok.body.json
+    #expect(receipt.method == "PUT")
+    #expect(inMemory.received == [1000, 1000])
+
+    let streamed = RecordingTransport(statuses: [.serviceUnavailable])
+    let once = OpenAPITransport(transport: streamed, options: options, middleware: [RetryMiddleware()])
+    let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
+      continuation.yield(ArraySlice(repeating: 1, count: 1000))
+      continuation.finish()
+    }
+    let output = try await Client(serverURL: Self.base, transport: once)
+      .upload(body: .binary(HTTPBody(chunks, length: .known(1000))))
+    guard case .undocumented(statusCode: 503, _) = output else {
+      Issue.record("expected the 503 of the only attempt, got \(output)")
+      return
+    }
+    #expect(streamed.received == [1000])
+  }
+
+  /// While decompression is on, a request without `Accept-Encoding` asks for what Malibu decodes; otherwise nothing
+  /// is added.
+  @Test(arguments: [(Decompression.enabled(limit: 1 << 20), String?("gzip, deflate")), (.disabled, nil)])
+  func acceptEncodingFollowsDecompression(_ decompression: Decompression, _ expected: String?) async throws {
+    let mock = MockTransport()
+    mock.stub(.get, "/status/200", reply: .init(status: .ok))
+    let transport = OpenAPITransport(transport: mock, options: TransferOptions(decompression: decompression))
+    _ = try await Client(serverURL: Self.base, transport: transport).getStatus(path: .init(code: 200)).ok
+    #expect(mock.recordedRequests.first?.headerFields[.acceptEncoding] == expected)
+  }
+
   @Test func headResponsesHaveNoBody() async throws {
     let mock = MockTransport()
     mock.stub(.head, "/anything", reply: .init(status: .ok, headerFields: [.contentLength: "10"]))
@@ -198,9 +235,14 @@ private final class Flag: Sendable {
 private final class RecordingTransport: Transport {
   typealias Reply = @Sendable (HTTPRequest) -> (contentType: String, body: ResponseBody)
   private let state = Locked<([RequestBody?], [Int])>(([], []))
+  private let statuses: Locked<[HTTPResponse.Status]>
   private let reply: Reply
 
-  init(reply: @escaping Reply = RecordingTransport.echo) {
+  /// - Parameters:
+  ///   - statuses: The statuses of the first answers, in order; 200 after them.
+  ///   - reply: The content type and body of every answer.
+  init(statuses: [HTTPResponse.Status] = [], reply: @escaping Reply = RecordingTransport.echo) {
+    self.statuses = Locked(statuses)
     self.reply = reply
   }
 
@@ -224,8 +266,9 @@ private final class RecordingTransport: Transport {
       $0.1.append(count)
     }
     let (contentType, responseBody) = reply(request)
+    let status = statuses.withLock { $0.isEmpty ? .ok : $0.removeFirst() }
     return TransportResponse(
-      head: HTTPResponse(status: .ok, headerFields: [.contentType: contentType]),
+      head: HTTPResponse(status: status, headerFields: [.contentType: contentType]),
       url: request.url,
       body: responseBody
     )
