@@ -9,7 +9,7 @@ import MalibuCurl
 #endif
 
 /// A swift-openapi-runtime `ClientTransport` that sends a generated client's requests with any Malibu
-/// ``/MalibuTransport/Transport``: `CurlTransport` by default, `URLSessionTransport`, a mock, or a transport wrapped in
+/// `Transport`: `CurlTransport` by default, `URLSessionTransport`, a mock, or a transport wrapped in
 /// Malibu middleware.
 ///
 /// ```swift
@@ -22,18 +22,18 @@ import MalibuCurl
 /// ```
 ///
 /// - Bodies stream both ways with back-pressure: a request body is pulled from the `HTTPBody` chunk by chunk as the
-///   transport sends it, and the response's `HTTPBody` reads the transport's ``/MalibuTransport/ResponseBody``, so a
+///   transport sends it, and the response's `HTTPBody` reads the transport's `ResponseBody`, so a
 ///   slow reader slows the transfer instead of filling memory. A request body that can be read more than once and
 ///   is at most ``repeatableBodyLimit`` long is sent from memory, so a redirect (307, 308) or a retry can send it
 ///   again; any other body is streamed once.
 /// - ``options`` (timeouts, redirects, the decompression limit, TLS, retries, the proxy) apply to every request.
 ///   While decompression is on (the default), a request without `Accept-Encoding` asks for `gzip, deflate`, as
 ///   Malibu's `Networking` does, and the body arrives decoded within the limit.
-/// - The middleware runs around every request, outermost first, as ``/MalibuTransport/MiddlewareTransport`` runs
+/// - The middleware runs around every request, outermost first, as `MiddlewareTransport` runs
 ///   it; it sees the operation's ID in ``operationID``.
 /// - Cancelling the task that calls an operation, or that reads its response body, stops the transfer; dropping the
 ///   response body unread stops it too.
-/// - Failures are ``/MalibuTransport/TransportError``s; the generated client wraps them in its `ClientError`
+/// - Failures are `TransportError`s; the generated client wraps them in its `ClientError`
 ///   (`underlyingError`). `ClientError`'s description lists the request's header fields as the generated code made
 ///   them, so credentials belong in Malibu middleware (added after that), never in an operation's header parameters.
 public struct OpenAPITransport: ClientTransport {
@@ -77,7 +77,7 @@ public struct OpenAPITransport: ClientTransport {
   ///   - baseURL: The server URL the client was created with.
   ///   - operationID: The operation's ID in the OpenAPI document.
   /// - Returns: The response head and its body (none for `HEAD`).
-  /// - Throws: ``/MalibuTransport/TransportError``: ``/MalibuTransport/TransportError/Code/invalidRequest`` when the
+  /// - Throws: `TransportError`: `TransportError.Code.invalidRequest` when the
   ///   server URL and the request's path do not form a URL, and whatever the transport reports.
   public func send(
     _ request: HTTPRequest,
