@@ -9,7 +9,7 @@ extension OpenAPITransport {
   static func requestBody(from body: HTTPBody) async throws -> RequestBody {
     let length: UInt64? =
       switch body.length {
-      case .known(let count): UInt64(count)
+      case .known(let count): UInt64(exactly: count)
       case .unknown: nil
       }
     if body.iterationBehavior == .multiple, let length, length <= UInt64(repeatableBodyLimit) {
