@@ -599,9 +599,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:836, "OpenAPI".
+/// README.md:837, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:840)
+  #sourceLocation(file:"README.md",line:841)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -621,9 +621,9 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-/// README.md:918, "Transports".
+/// README.md:919, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:919)
+  #sourceLocation(file:"README.md",line:920)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
