@@ -23,10 +23,14 @@ let package = Package(
     .library(name: "MalibuMocking", targets: ["MalibuMocking"]),
     .library(name: "MalibuStorage", targets: ["MalibuStorage"]),
     .library(name: "Malibu", targets: ["Malibu"]),
+    // Integrations, each with its own dependency (the core above keeps swift-http-types and swift-log only).
+    .library(name: "MalibuOpenAPI", targets: ["MalibuOpenAPI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    // MalibuOpenAPI only: SwiftPM fetches a package only for the products a consumer uses.
+    .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
   ],
   targets: [
     // Layer 0
@@ -86,6 +90,18 @@ let package = Package(
       path: "Modules/Malibu"
     ),
 
+    // Layer 6: integrations, each a product of its own; no target above imports them.
+    .target(
+      name: "MalibuOpenAPI",
+      dependencies: [
+        "MalibuCore", "MalibuTransport",
+        // The default transport, CurlTransport.shared, where libcurl exists (as for the facade).
+        .target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS])),
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Modules/OpenAPI"
+    ),
+
     // `make demo`: a tour of the library against local httpbin (not a product).
     .executableTarget(name: "MalibuDemo", dependencies: ["Malibu"], path: "Tools/Demo"),
 
@@ -94,6 +110,18 @@ let package = Package(
       name: "MalibuTestSupport",
       dependencies: ["MalibuCore", "MalibuGzip", .product(name: "Logging", package: "swift-log")],
       path: "Tests/Support"
+    ),
+
+    // The client swift-openapi-generator wrote from openapi.yaml in its folder (README.md there says how), committed
+    // so that no build runs the generator. Not a product: the OpenAPI tests and the README examples use it.
+    .target(
+      name: "MalibuOpenAPIExampleClient",
+      dependencies: [
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+      ],
+      path: "Tests/OpenAPIExampleClient",
+      exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"]
     ),
 
     // Unit tests, one target per module.
@@ -136,6 +164,14 @@ let package = Package(
       path: "Tests/MockingTests",
       resources: [.copy("Fixtures")]
     ),
+    .testTarget(
+      name: "MalibuOpenAPITests",
+      dependencies: [
+        "MalibuOpenAPI", "MalibuOpenAPIExampleClient", "MalibuMocking", "MalibuCore", "MalibuTransport",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Tests/OpenAPITests"
+    ),
 
     .testTarget(
       name: "MalibuTests",
@@ -147,7 +183,12 @@ let package = Package(
     // README.md's Swift blocks, compiled (Tools/scripts/readme-snippets writes README+Snippets.swift) and partly run.
     .testTarget(
       name: "MalibuReadmeTests",
-      dependencies: ["Malibu"],
+      dependencies: [
+        "Malibu",
+        // "On a server", "OpenAPI": the transport and a generated client.
+        "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
       path: "Tests/ReadmeTests",
       resources: [.copy("Fixtures")]
     ),
@@ -158,6 +199,9 @@ let package = Package(
       dependencies: [
         "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
         "MalibuTestSupport", "Malibu",
+        // Integration/OpenAPI: the generated client through MalibuOpenAPI.
+        "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ],
       path: "Integration"
     ),

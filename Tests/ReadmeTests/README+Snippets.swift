@@ -11,10 +11,13 @@ import Malibu
 import MalibuCore
 import MalibuCurl
 import MalibuEncoding
+import MalibuOpenAPI
+import MalibuOpenAPIExampleClient
 import MalibuSerialization
 import MalibuTransport
 import MalibuURLSession
 import MalibuValidation
+import OpenAPIRuntime
 import Testing
 
 // README.md:19, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
@@ -596,9 +599,31 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:880, "Transports".
+/// README.md:837, "OpenAPI".
+func readmeOpenAPI() async throws {
+  #sourceLocation(file:"README.md",line:841)
+  let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
+  let transport = OpenAPITransport(
+    options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
+    middleware: [auth]
+  )  // OpenAPITransport(transport: URLSessionTransport(), ...) for another transport
+  let client = Client(serverURL: URL(string: "http://127.0.0.1:8080")!, transport: transport)  // the generated client
+  do {
+    switch try await client.getBearer() {
+    case .ok(let ok): print(try ok.body.json.authenticated)
+    case .unauthorized(let denied): print("401:", denied.headers.WWW_hyphen_Authenticate)
+    case .undocumented(let status, _): print("unexpected", status)
+    }
+  } catch let error as ClientError {
+    print(error.underlyingError)  // a TransportError: .idleTimeout, .cancelled, .bodyTooLarge, ...
+  }
+  #sourceLocation()
+  _ = (auth, transport, client)
+}
+
+/// README.md:919, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:881)
+  #sourceLocation(file:"README.md",line:920)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
