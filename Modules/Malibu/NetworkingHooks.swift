@@ -54,6 +54,11 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
 
   /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ endpoint: R, logger: NetworkLogger) throws -> Snapshot {
+    try admit(.endpoint(endpoint), logger: logger)
+  }
+
+  /// The hooks as a request of `subject` sees them; throws `NetworkError` code `stopped` (reported) while stopped.
+  func admit(_ subject: Subject, logger: NetworkLogger) throws -> Snapshot {
     if isPlain.load(ordering: .acquiring) {
       return Snapshot(hooks: self, validate: nil, isObserved: false, mockMode: .mixed, mocks: [:])
     }
@@ -69,7 +74,7 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
         state.stop
       )
     }
-    if let stop { throw refuse(endpoint, stoppedBy: stop, logger: logger) }
+    if let stop { throw refuse(subject, stoppedBy: stop, logger: logger) }
     return state
   }
 
@@ -80,24 +85,35 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     abandoning ticket: RequestLimiter.Ticket,
     of limiter: RequestLimiter
   ) throws {
+    try checkServing(.endpoint(endpoint), logger: logger, abandoning: ticket, of: limiter)
+  }
+
+  /// ``checkServing(_:logger:abandoning:of:)`` for a request of any subject.
+  func checkServing(
+    _ subject: Subject,
+    logger: NetworkLogger,
+    abandoning ticket: RequestLimiter.Ticket,
+    of limiter: RequestLimiter
+  ) throws {
     // Without a limit the request never waits, and ``admit(_:logger:)`` checks it at once.
     guard limiter.limit != nil, let stop = state.withLock({ $0.stop }) else { return }
     limiter.abandon(ticket)
-    throw refuse(endpoint, stoppedBy: stop, logger: logger)
+    throw refuse(subject, stoppedBy: stop, logger: logger)
   }
 
   /// The `stopped` error for a request of a stopped networking, logged and published (without asking
   /// `shouldContinue` again).
-  private func refuse(_ endpoint: R, stoppedBy stop: NetworkingFailure<R>, logger: NetworkLogger) -> NetworkError {
+  private func refuse(_ subject: Subject, stoppedBy stop: NetworkingFailure<R>, logger: NetworkLogger) -> NetworkError {
     let cause = (stop.error as? NetworkError)?.code.description ?? String(describing: type(of: stop.error))
+    let stopper = stop.endpoint.map(Self.name) ?? stop.typedRequest.map { "\(type(of: $0))" } ?? "a request"
     let error = NetworkError(
       code: .stopped,
-      message: "the networking stopped serving requests after \(Self.name(of: stop.endpoint)) failed (\(cause)); "
+      message: "the networking stopped serving requests after \(stopper) failed (\(cause)); "
         + "call resume() to serve requests again",
       underlyingError: stop.error
     )
     logger.log(error: error)
-    publish(NetworkingFailure(endpoint: endpoint, request: endpoint.request, error: error), asking: false)
+    publish(subject.failure(request: subject.request, error: error), asking: false)
     return error
   }
 
@@ -111,9 +127,14 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   /// Reports the failure of a request (unless it is a cancellation): `shouldContinue`, `onFailure`, `failures`.
   /// - Returns: The error the promise is rejected with.
   func failed(_ endpoint: R, request: Request, error: any Error) -> NetworkError {
+    failed(.endpoint(endpoint), request: request, error: error)
+  }
+
+  /// ``failed(_:request:error:)`` for a request of any subject.
+  func failed(_ subject: Subject, request: Request, error: any Error) -> NetworkError {
     let error = NetworkError.wrapping(error)
     if !error.isCancellation {
-      publish(NetworkingFailure(endpoint: endpoint, request: request, error: error), asking: true)
+      publish(subject.failure(request: request, error: error), asking: true)
     }
     return error
   }
@@ -166,16 +187,23 @@ extension NetworkingHooks.Snapshot {
   /// listens to failures, so that its `validate()`/`toX()`/`decode()` failures reach them with the endpoint.
   /// - Throws: ``ValidationHookFailure`` with the hook's error as it was thrown, after reporting it.
   func accept(_ response: Response, of endpoint: R, request: Request, logger: NetworkLogger) throws -> Response {
+    try accept(response, of: .endpoint(endpoint), request: request, logger: logger)
+  }
+
+  /// ``accept(_:of:request:logger:)`` for a request of any subject.
+  func accept(
+    _ response: Response,
+    of subject: NetworkingHooks<R>.Subject,
+    request: Request,
+    logger: NetworkLogger
+  ) throws -> Response {
     if let validate {
       do {
         try validate(response)
       } catch {
         (response.failureReporter ?? logger).reportFailure(error, of: response)
         if !isCancellationError(error) {
-          hooks.publish(
-            NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
-            asking: true
-          )
+          hooks.publish(subject.failure(request: request, error: error, response: response), asking: true)
         }
         throw ValidationHookFailure(error: error)
       }
@@ -184,7 +212,7 @@ extension NetworkingHooks.Snapshot {
     var response = response
     response.failureReporter = FailureReporter(
       hooks: hooks,
-      endpoint: endpoint,
+      subject: subject,
       request: request,
       next: response.failureReporter
     )
@@ -201,13 +229,18 @@ struct ValidationHookFailure: Error {
 /// its networking, with its endpoint and request.
 final class FailureReporter<R: RequestConvertible>: ResponseFailureReporting {
   let hooks: NetworkingHooks<R>
-  let endpoint: R
+  let subject: NetworkingHooks<R>.Subject
   let request: Request
   let next: (any ResponseFailureReporting)?
 
-  init(hooks: NetworkingHooks<R>, endpoint: R, request: Request, next: (any ResponseFailureReporting)?) {
+  init(
+    hooks: NetworkingHooks<R>,
+    subject: NetworkingHooks<R>.Subject,
+    request: Request,
+    next: (any ResponseFailureReporting)?
+  ) {
     self.hooks = hooks
-    self.endpoint = endpoint
+    self.subject = subject
     self.request = request
     self.next = next
   }
@@ -215,10 +248,9 @@ final class FailureReporter<R: RequestConvertible>: ResponseFailureReporting {
   func reportFailure(_ error: any Error, of response: Response) {
     (next ?? NetworkLogger.shared).reportFailure(error, of: response)
     guard !isCancellationError(error) else { return }
-    hooks.publish(
-      NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
-      asking: true
-    )
+    // Left-out elements are reported, not failed requests: `shouldContinue` is not asked about them.
+    let asking = (error as? NetworkError)?.code != .skippedElements
+    hooks.publish(subject.failure(request: request, error: error, response: response), asking: asking)
   }
 }
 
@@ -228,5 +260,31 @@ extension NetworkError {
   static func rejection(for error: any Error) -> any Error {
     if let failure = error as? ValidationHookFailure { return failure.error }
     return wrapping(error)
+  }
+}
+
+extension NetworkingHooks {
+  /// What a request was made from, as its failures name it: an endpoint, or a typed request.
+  enum Subject: Sendable {
+    case endpoint(R)
+    case typed(any TypedRequest, Request)
+
+    /// The request it describes (before `beforeEach`).
+    var request: Request {
+      switch self {
+      case .endpoint(let endpoint): return endpoint.request
+      case .typed(_, let request): return request
+      }
+    }
+
+    /// A failure of a request of this subject.
+    func failure(request: Request, error: any Error, response: Response? = nil) -> NetworkingFailure<R> {
+      switch self {
+      case .endpoint(let endpoint):
+        return NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response)
+      case .typed(let typed, _):
+        return NetworkingFailure(typedRequest: typed, request: request, error: error, response: response)
+      }
+    }
   }
 }

@@ -229,7 +229,7 @@ func readmeErrors() async throws {
 func readmeFailuresAndActivity() async throws {
   #sourceLocation(file:"README.md",line:326)
   networking.onFailure = { failure in
-    print("\(failure.endpoint) failed: \(failure.networkError?.code.description ?? "\(failure.error)")")
+    print("\(failure.request.resource.urlString) failed: \(failure.networkError?.code.description ?? "\(failure.error)")")
   }
   let failures = networking.failures
   Task {
