@@ -186,13 +186,7 @@ extension Networking {
       throw fallback(of: typed, from: response, at: keyPath, primaryError: error)
     }
     if let skipped = decoded.skipped {
-      let report = NetworkError(
-        code: .skippedElements,
-        message: "\(skipped.count) element\(skipped.count == 1 ? "" : "s") of \(T.RawResource.self) did not decode "
-          + "and \(skipped.count == 1 ? "was" : "were") left out: \(skipped)",
-        response: response,
-        underlyingError: skipped
-      )
+      let report = NetworkError.skipped(skipped, of: T.RawResource.self, in: response)
       response.failureReporter?.reportFailure(report, of: response)
     }
     let final: T.FinalResource

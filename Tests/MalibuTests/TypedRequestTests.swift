@@ -195,6 +195,19 @@ struct TypedRequestTests {
     #expect(!networking.isStopped)  // shouldContinue is not asked about left-out elements
   }
 
+  /// The same for an endpoint's promise: `decodeResource(using:at:arrays:)` reports what it left out, with the endpoint.
+  @Test func anEndpointsPromiseDecodesLossilyAndReportsToo() async throws {
+    let (networking, _) = makeNetworking()
+    var failures = networking.failures.makeAsyncIterator()
+    let posts = try await networking.request(Probe(.get("posts"))).validate()
+      .decodeResource(using: [Post].self, at: "data", arrays: .lossy).value
+    #expect(posts.map(\.title) == ["a", "c"])
+    let failure = try #require(await failures.next())
+    #expect(failure.endpoint?.request == Probe(.get("posts")).request)
+    #expect(failure.networkError?.code == .skippedElements)
+    #expect(failure.networkError?.message.hasPrefix("1 element of Array<Post> did not decode and was left out") == true)
+  }
+
   @Test func aFallbackResourceIsDecodedAndCarriedByTheError() async throws {
     let (networking, transport) = makeNetworking()
     let error = try #require(await networkError(networking.request(GetCoolCat())))
