@@ -114,6 +114,34 @@ struct FacadeTypedRequestTests {
     #expect(try await networking.send(CreateCat(cat: Cat(name: "Tom", tags: []))).name == "Tom")
   }
 
+  /// Adds a header to requests for `/anything`, answers `/status/…` with a mock.
+  struct StagingInterceptor: RequestInterceptor {
+    func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
+      if request.path?.hasPrefix("/status/") == true {
+        return .mocked(Mock(json: ["mocked": true]))
+      }
+      guard request.path?.hasPrefix("/anything") == true else { return .notChanged }
+      var changed = request
+      changed.headerFields[HTTPField.Name("X-Intercepted")!] = "yes"
+      return .changed(changed)
+    }
+  }
+
+  @Test(arguments: Backend.allCases)
+  func interceptorsChangeAndMockRequests(_ backend: Backend) async throws {
+    try await FacadeServer.start()
+    let recorder = RecordingTransport(backend.transport)
+    let networking = Networking<HttpbinProbe>(transport: .custom(recorder))
+    networking.interceptors = [StagingInterceptor()]
+    let echoed = try await networking.request(HttpbinProbe(.get("anything/x"))).validate().toJsonDictionary().value
+    #expect((echoed["headers"] as? [String: any Sendable])?["X-Intercepted"] as? String == "yes")
+    // httpbin would answer 500; the interceptor's mock answers instead, and nothing is sent.
+    let mocked = try await networking.request(HttpbinProbe(.get("status/500"))).validate().toJsonDictionary().value
+    #expect(mocked["mocked"] as? Bool == true)
+    #expect(recorder.all.map { $0.request.path ?? "" } == ["/anything/x"])
+    #expect(try await networking.send(SearchImages())["limit"] == "2")  // typed requests pass them too
+  }
+
   // MARK: - GraphQL
 
   struct PostsData: Decodable, Sendable {

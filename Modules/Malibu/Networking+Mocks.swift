@@ -67,7 +67,17 @@ extension Networking {
 extension NetworkingHooks.Snapshot {
   /// The transport for a request of `endpoint` (whose own `request` is `request`): a registered mock, the provider's
   /// mock, or `real`, by the mock mode; in `mocksOnly`, one that fails with `missingMock` when no mock answers it.
+  /// The networking's interceptors, if any, sit above it.
   func transport(
+    for endpoint: R,
+    request: Request,
+    provider: MockProvider<R>?,
+    real: any Transport
+  ) -> any Transport {
+    intercepting(chosenTransport(for: endpoint, request: request, provider: provider, real: real))
+  }
+
+  private func chosenTransport(
     for endpoint: R,
     request: Request,
     provider: MockProvider<R>?,

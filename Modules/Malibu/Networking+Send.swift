@@ -255,8 +255,17 @@ extension Networking {
 
 extension NetworkingHooks.Snapshot {
   /// The transport for a typed request: a mock registered for its `Request`, or `real`, by the mock mode; in
-  /// `mocksOnly`, one that fails with `missingMock` when no mock answers it.
+  /// `mocksOnly`, one that fails with `missingMock` when no mock answers it. The interceptors, if any, sit above it.
   func transport(forTyped name: String, request: Request, defaultDelay: Double, real: any Transport) -> any Transport {
+    intercepting(chosenTransport(forTyped: name, request: request, defaultDelay: defaultDelay, real: real))
+  }
+
+  private func chosenTransport(
+    forTyped name: String,
+    request: Request,
+    defaultDelay: Double,
+    real: any Transport
+  ) -> any Transport {
     if mockMode == .realOnly { return real }
     if !mocks.isEmpty, let mock = mocks[request] {
       return MockResponder(mock: mock, defaultDelay: defaultDelay)

@@ -19,11 +19,15 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     var stop: NetworkingFailure<R>?
     var mockMode: MockMode = .mixed
     var mocks: [Request: Mock] = [:]
+    /// `Networking.interceptors` (see `RequestInterceptor`).
+    var interceptors: [any RequestInterceptor] = []
 
     /// Whether anything listens to failures, so that a response needs a reporter of its own.
     var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
     /// Whether every hook is at its default: nothing set or registered, mixed mocks, serving.
-    var isPlain: Bool { !isObserved && validate == nil && stop == nil && mockMode == .mixed && mocks.isEmpty }
+    var isPlain: Bool {
+      !isObserved && validate == nil && stop == nil && mockMode == .mixed && mocks.isEmpty && interceptors.isEmpty
+    }
   }
 
   /// The hooks; read with `state.withLock`, changed only through ``update(_:)``.
@@ -50,6 +54,7 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     let isObserved: Bool
     let mockMode: MockMode
     let mocks: [Request: Mock]
+    let interceptors: [any RequestInterceptor]
   }
 
   /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
@@ -60,7 +65,7 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   /// The hooks as a request of `subject` sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ subject: Subject, logger: NetworkLogger) throws -> Snapshot {
     if isPlain.load(ordering: .acquiring) {
-      return Snapshot(hooks: self, validate: nil, isObserved: false, mockMode: .mixed, mocks: [:])
+      return Snapshot(hooks: self, validate: nil, isObserved: false, mockMode: .mixed, mocks: [:], interceptors: [])
     }
     let (state, stop) = self.state.withLock { state in
       (
@@ -69,7 +74,8 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
           validate: state.validate,
           isObserved: state.isObserved,
           mockMode: state.mockMode,
-          mocks: state.mocks
+          mocks: state.mocks,
+          interceptors: state.interceptors
         ),
         state.stop
       )
