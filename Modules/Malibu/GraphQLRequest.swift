@@ -24,7 +24,8 @@ import MalibuSerialization
 /// (``GraphQLQuery/file(_:in:)-(_,Bundle)``), read when the request is sent: a file that cannot be read fails the
 /// request with `NetworkError` code `encodingFailed`. A response whose `errors` is not empty fails with `NetworkError`
 /// code `graphQLErrors` (whatever its status), whose cause is a ``GraphQLError`` with every message and path and the
-/// partial `data`, if any. ``TypedRequest/resourceKeyPath`` is read inside `data`.
+/// partial `data`, if any. ``TypedRequest/resourceKeyPath`` is read inside `data`; the networking's
+/// `resourceKeyPath` does not apply.
 public protocol GraphQLRequest: TypedRequest where Parameters == GraphQLPayload<Variables> {
   /// The variables: any `Encodable` type with named fields; ``NoParameters`` (none sent) by default.
   associatedtype Variables: Encodable & Sendable = NoParameters

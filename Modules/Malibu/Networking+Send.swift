@@ -9,7 +9,8 @@ import MalibuValidation
 
 extension Networking {
   /// Where the resources of typed requests sit in their bodies, for those that name no ``TypedRequest/resourceKeyPath``
-  /// of their own: ``/MalibuSerialization/ResourceKeyPath/topLevel`` (the whole body) by default.
+  /// of their own: ``/MalibuSerialization/ResourceKeyPath/topLevel`` (the whole body) by default. GraphQL requests
+  /// read their `data`, and their own key path inside it; this one does not apply to them.
   ///
   /// ```swift
   /// networking.resourceKeyPath = "data"   // every typed request's resource is under {"data": …}
@@ -157,7 +158,8 @@ extension Networking {
       throw hooks.failed(subject, request: request, error: error)
     }
     let accepted = try view.accept(response, of: subject, request: request, logger: logger)
-    let keyPath = typed.resourceKeyPath ?? resourceKeyPath
+    // A GraphQL resource is under `data` already: the networking's key path is for the envelopes of REST APIs.
+    let keyPath = typed.resourceKeyPath ?? (typed is any GraphQLRequest ? .topLevel : resourceKeyPath)
     do {
       return try await Self.resource(of: typed, from: accepted, at: keyPath)
     } catch {

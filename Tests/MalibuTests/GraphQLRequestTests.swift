@@ -60,6 +60,7 @@ struct GraphQLRequestTests {
     #expect(json["operationName"] as? String == "AllPosts")
     #expect((json["variables"] as? [String: Any])?["first"] as? Int == 2)
 
+    networking.resourceKeyPath = "payload"  // a REST envelope: not for GraphQL requests
     #expect(try await networking.send(PostTitles()) == ["Balsa", "Foam"])
     let bare = try #require(transport.recordedRequests.last?.body)
     #expect(String(decoding: bare, as: UTF8.self) == #"{"query":"{ posts { id title } }"}"#)  // no variables, no name
