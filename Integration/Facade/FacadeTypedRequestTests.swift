@@ -80,7 +80,7 @@ struct FacadeTypedRequestTests {
     let networking = Networking<HttpbinProbe>(transport: backend.kind)
     #expect(try await networking.send(SearchImages()) == ["mime_type": "jpg,png", "limit": "2"])
     let cat = Cat(name: "Tom", tags: ["grey"])
-    #expect(try await networking.request(CreateCat(cat: cat)).value == cat)
+    #expect(try await networking.request(typed: CreateCat(cat: cat)).value == cat)
   }
 
   /// An element that does not decode is left out and reported; a wrapped resource whose key is missing and a
@@ -98,15 +98,15 @@ struct FacadeTypedRequestTests {
     #expect((skipped.networkError?.underlyingError as? SkippedElements)?.elements.map(\.element.path) == ["json[1]"])
     #expect(skipped.typedRequest is EchoPosts)
 
-    let missing = try #require(await networkError(networking.request(EchoPosts(posts: posts, key: "items"))))
+    let missing = try #require(await networkError(networking.request(typed: EchoPosts(posts: posts, key: "items"))))
     #expect(missing.code == .decodingFailed)
     #expect(missing.message.contains("has no key 'items'"))
     #expect(missing.message.contains("'json'"))
 
-    let fallback = try #require(await networkError(networking.request(EchoCoolCat(body: ["nickname": "T"]))))
+    let fallback = try #require(await networkError(networking.request(typed: EchoCoolCat(body: ["nickname": "T"]))))
     #expect(fallback.code == .decodedFallback)
     #expect(fallback.fallbackResource(Nickname.self)?.nickname == "T")
-    let neither = try #require(await networkError(networking.request(EchoCoolCat(body: ["colour": "grey"]))))
+    let neither = try #require(await networkError(networking.request(typed: EchoCoolCat(body: ["colour": "grey"]))))
     #expect(neither.code == .decodingFailed)
     #expect(neither.message.contains("the fallback did not decode either"))
     #expect(heard.withLock { $0.count } == 4)
@@ -193,7 +193,7 @@ struct FacadeTypedRequestTests {
     try await GraphQLServer.start()
     let networking = Networking<GraphQLAPI>(transport: backend.kind)
     let partial = try #require(
-      await networkError(networking.request(AllPosts(query: "{ posts { id title author { name } } }", first: 0)))
+      await networkError(networking.request(typed: AllPosts(query: "{ posts { id title author { name } } }", first: 0)))
     )
     #expect(partial.code == .graphQLErrors)
     #expect(partial.response?.statusCode == 200)
@@ -204,7 +204,7 @@ struct FacadeTypedRequestTests {
     // The first three posts (mutations of other tests add more after them).
     #expect(data.posts.prefix(3).map { $0.author?.name } == ["Ada", nil, "Lin"])
 
-    let invalid = try #require(await networkError(networking.request(AllPosts(query: "{ nope }", first: 1))))
+    let invalid = try #require(await networkError(networking.request(typed: AllPosts(query: "{ nope }", first: 1))))
     #expect(invalid.code == .graphQLErrors)
     #expect(invalid.response?.statusCode == 400)
     #expect(invalid.graphQLError?.errors.first?.message == "Cannot query field 'nope' on type 'Query'.")
@@ -212,7 +212,7 @@ struct FacadeTypedRequestTests {
 
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queries-\(UUID().uuidString)")
     let missing = try #require(
-      await networkError(networking.request(AllPosts(query: .file("AllPosts", in: directory), first: 1)))
+      await networkError(networking.request(typed: AllPosts(query: .file("AllPosts", in: directory), first: 1)))
     )
     #expect(missing.code == .encodingFailed)
     #expect(missing.message.contains("'AllPosts.graphql' could not be read"))

@@ -21,7 +21,7 @@ import MalibuSerialization
 /// let posts = try await networking.send(AllPosts()).posts
 /// ```
 /// The query text comes from a string, or from a `.graphql` file in a bundle or a directory
-/// (``GraphQLQuery/file(_:in:)-(_,Bundle)``), read when the request is sent: a file that cannot be read fails the
+/// (`GraphQLQuery.file(_:in:)`), read when the request is sent: a file that cannot be read fails the
 /// request with `NetworkError` code `encodingFailed`. A response whose `errors` is not empty fails with `NetworkError`
 /// code `graphQLErrors` (whatever its status), whose cause is a ``GraphQLError`` with every message and path and the
 /// partial `data`, if any. ``TypedRequest/resourceKeyPath`` is read inside `data`; the networking's

@@ -25,15 +25,15 @@ extension Networking {
   /// ```swift
   /// let cats: [CatImage] = try await networking.send(GetCatImages())
   /// ```
-  /// It travels the path of ``request(_:)`` (see ``TypedRequest``); cancelling the task stops it wherever it is.
+  /// It travels the path of `request(_:)` (see ``TypedRequest``); cancelling the task stops it wherever it is.
   /// - Parameter request: The typed request.
   /// - Returns: The final resource, after ``TypedRequest/finalize(raw:)`` and ``TypedRequest/postProcess(result:)``.
-  /// - Throws: `NetworkError`, as ``request(_:)-(TypedRequest)`` rejects with.
+  /// - Throws: `NetworkError`, as ``request(typed:)`` rejects with.
   public func send<T: TypedRequest>(_ request: T) async throws -> T.FinalResource {
     try await start(request, control: RequestControl()).value
   }
 
-  /// Sends a typed request with transfer options of its own (see ``request(_:options:)``).
+  /// Sends a typed request with transfer options of its own (see ``request(typed:options:)``).
   ///
   /// ```swift
   /// let cats = try await networking.send(GetCatImages()) { options in options.timeouts.total = .seconds(5) }
@@ -42,7 +42,7 @@ extension Networking {
   ///   - request: The typed request.
   ///   - options: Changes this request's transfer options.
   /// - Returns: The final resource.
-  /// - Throws: `NetworkError`, as ``request(_:)-(TypedRequest)`` rejects with.
+  /// - Throws: `NetworkError`, as ``request(typed:)`` rejects with.
   public func send<T: TypedRequest>(
     _ request: T,
     options: @escaping @Sendable (inout TransferOptions) -> Void
@@ -53,7 +53,7 @@ extension Networking {
   /// Sends a typed request and hands back the promise of its final resource.
   ///
   /// ```swift
-  /// networking.request(GetCatImages())
+  /// networking.request(typed: GetCatImages())
   ///   .done { cats in print(cats.count) }
   ///   .fail { error in print(error) }
   /// ```
@@ -62,10 +62,10 @@ extension Networking {
   /// (``NetworkingFailure/typedRequest``); elements a lossy array left out are published too, as `NetworkError` code
   /// `skippedElements`, while the request succeeds. Cancelling the promise stops the request wherever it is.
   /// - Parameter request: The typed request.
-  /// - Returns: The promise of the final resource; rejected with a `NetworkError`: the codes of ``request(_:)``, and
+  /// - Returns: The promise of the final resource; rejected with a `NetworkError`: the codes of `request(_:)`, and
   ///   `unacceptableStatusCode`, `emptyResponse`, `decodingFailed`, `decodedFallback` or `graphQLErrors`.
   @discardableResult
-  public func request<T: TypedRequest>(_ request: T) -> Promise<T.FinalResource> {
+  public func request<T: TypedRequest>(typed request: T) -> Promise<T.FinalResource> {
     start(request, control: RequestControl())
   }
 
@@ -77,28 +77,28 @@ extension Networking {
   /// - Returns: The promise of the final resource.
   @discardableResult
   public func request<T: TypedRequest>(
-    _ request: T,
+    typed request: T,
     options: @escaping @Sendable (inout TransferOptions) -> Void
   ) -> Promise<T.FinalResource> {
     start(request, control: RequestControl(options: options))
   }
 
   /// Answers a typed request with `mock` from now on, in the `.mixed` and `.mocksOnly` modes (see ``mockMode``),
-  /// as ``register(mock:for:)`` does for an endpoint: requests equal to `request`'s `makeRequest()` share it.
+  /// as `register(mock:for:)` does for an endpoint: requests equal to `request`'s `makeRequest()` share it.
   ///
   /// ```swift
-  /// try networking.register(mock: Mock(fileName: "cats.json", bundle: .module), for: GetCatImages())
+  /// try networking.register(mock: Mock(fileName: "cats.json", bundle: .module), forTyped: GetCatImages())
   /// ```
   /// - Parameters:
   ///   - mock: The mock.
   ///   - request: The typed request it answers.
   /// - Throws: `NetworkError` code `encodingFailed` when the request's parameters cannot be read.
-  public func register<T: TypedRequest>(mock: Mock, for request: T) throws(NetworkError) {
+  public func register<T: TypedRequest>(mock: Mock, forTyped request: T) throws(NetworkError) {
     let key = try request.makeRequest()
     hooks.update { $0.mocks[key] = mock }
   }
 
-  /// Starts a typed request: a place in the mode's queue and a flight, as ``request(_:)`` does.
+  /// Starts a typed request: a place in the mode's queue and a flight, as `request(_:)` does.
   private func start<T: TypedRequest>(_ typed: T, control: RequestControl) -> Promise<T.FinalResource> {
     let promise = Promise<T.FinalResource>()
     let ticket = limiter.reserve()

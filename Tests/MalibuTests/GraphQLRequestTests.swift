@@ -86,13 +86,13 @@ struct GraphQLRequestTests {
     let heard = Box<[NetworkError.Code]>([])
     networking.onFailure = { failure in heard.update { $0.append(failure.networkError?.code ?? .cancelled) } }
     let inBundle = try #require(
-      await networkError(networking.request(AllPosts(query: .file("Nowhere", in: Bundle.module))))
+      await networkError(networking.request(typed: AllPosts(query: .file("Nowhere", in: Bundle.module))))
     )
     #expect(inBundle.code == .encodingFailed)
     #expect(inBundle.message.contains("the GraphQL query file 'Nowhere.graphql' is not in the bundle at"))
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("no-queries-\(UUID().uuidString)")
     let onDisk = try #require(
-      await networkError(networking.request(AllPosts(query: .file("Nowhere", in: directory))))
+      await networkError(networking.request(typed: AllPosts(query: .file("Nowhere", in: directory))))
     )
     #expect(onDisk.code == .encodingFailed)
     #expect(onDisk.message.contains("'Nowhere.graphql' could not be read from the directory"))
@@ -107,7 +107,7 @@ struct GraphQLRequestTests {
   func anErrorsReplyIsATypedErrorWithPartialData(status: HTTPResponse.Status) async throws {
     let (networking, transport) = makeNetworking()
     transport.stub(.post, "/api/graphql", status: status, headerFields: jsonHeaders, body: Self.errorsReply)
-    let error = try #require(await networkError(networking.request(AllPosts(query: "{ posts { id title } }"))))
+    let error = try #require(await networkError(networking.request(typed: AllPosts(query: "{ posts { id title } }"))))
     #expect(error.code == .graphQLErrors)
     #expect(error.response?.status == status)
     let graphQL = try #require(error.graphQLError)
@@ -125,7 +125,7 @@ struct GraphQLRequestTests {
 
   @Test func errorsWithNullDataHaveNoPartialData() async throws {
     let (networking, _) = makeNetworking(Data(#"{"errors":[{"message":"boom"}],"data":null}"#.utf8))
-    let error = await networkError(networking.request(PostTitles()))
+    let error = await networkError(networking.request(typed: PostTitles()))
     #expect(error?.graphQLError?.data == nil)
     #expect(try error?.graphQLError?.partialData(PostsData.self) == nil)
   }

@@ -118,7 +118,7 @@ struct TypedRequestTests {
 
     // The promise form, and finalize/postProcess.
     let processed = Box(0)
-    let url = try await networking.request(GetCatImageURL(processed: processed)).value
+    let url = try await networking.request(typed: GetCatImageURL(processed: processed)).value
     #expect(url.absoluteString == "http://127.0.0.1/a1.png")
     #expect(processed.value == 1)
   }
@@ -138,7 +138,7 @@ struct TypedRequestTests {
   @Test func aFinalizeThatThrowsFailsWithDecodingFailed() async throws {
     let (networking, transport) = makeNetworking()
     transport.stub(.get, "/api/images/search", headerFields: jsonHeaders, body: Data("[]".utf8))
-    let error = await networkError(networking.request(GetCatImageURL(processed: Box(0))))
+    let error = await networkError(networking.request(typed: GetCatImageURL(processed: Box(0))))
     #expect(error?.code == .decodingFailed)
     #expect(error?.underlyingError is GetCatImageURL.Empty)
     #expect(error?.message.contains("finalize(raw:)") == true)
@@ -146,14 +146,14 @@ struct TypedRequestTests {
 
   @Test func aResourceUnderAKeyPerRequestOrByTheNetworkingsDefault() async throws {
     let (networking, _) = makeNetworking()
-    let strict = await networkError(networking.request(GetPosts(keyPath: "data")))
+    let strict = await networkError(networking.request(typed: GetPosts(keyPath: "data")))
     #expect(strict?.code == .decodingFailed)  // the second post has no content
 
     networking.resourceKeyPath = "data"
     let posts = try await networking.send(GetPosts(lossy: true))
     #expect(posts.map(\.title) == ["a", "c"])
     // The request's own key path wins over the networking's: the top level is an object, not an array.
-    let topLevel = await networkError(networking.request(GetPosts(keyPath: .topLevel, lossy: true)))
+    let topLevel = await networkError(networking.request(typed: GetPosts(keyPath: .topLevel, lossy: true)))
     #expect(topLevel?.code == .decodingFailed)
   }
 
@@ -161,7 +161,7 @@ struct TypedRequestTests {
   /// networking then serves a good request.
   @Test func aMissingKeyNamesTheKeyAndTheKeysPresent() async throws {
     let (networking, _) = makeNetworking()
-    let error = try #require(await networkError(networking.request(GetPosts(keyPath: "items"))))
+    let error = try #require(await networkError(networking.request(typed: GetPosts(keyPath: "items"))))
     #expect(error.code == .decodingFailed)
     #expect(error.message.contains("has no key 'items'"))
     #expect(error.message.contains("its keys are 'data', 'total'"))
@@ -174,7 +174,7 @@ struct TypedRequestTests {
   /// to the failure hooks, without stopping the networking.
   @Test func anElementThatDoesNotDecodeIsNamedOrSkippedAndReported() async throws {
     let (networking, _) = makeNetworking()
-    let strict = try #require(await networkError(networking.request(GetPosts(keyPath: "data"))))
+    let strict = try #require(await networkError(networking.request(typed: GetPosts(keyPath: "data"))))
     #expect(strict.code == .decodingFailed)
     #expect(strict.message.contains("missing key 'content' at data[1].content"))
 
@@ -210,14 +210,14 @@ struct TypedRequestTests {
 
   @Test func aFallbackResourceIsDecodedAndCarriedByTheError() async throws {
     let (networking, transport) = makeNetworking()
-    let error = try #require(await networkError(networking.request(GetCoolCat())))
+    let error = try #require(await networkError(networking.request(typed: GetCoolCat())))
     #expect(error.code == .decodedFallback)
     #expect(error.fallbackResource(Cat.self) == Cat(name: "Tom"))
     #expect(error.message.contains("missing key 'breed'"))
 
     // A fallback that fails too: decodingFailed naming both.
     transport.stub(.get, "/api/cat", headerFields: jsonHeaders, body: Data(#"{"nickname":"T"}"#.utf8))
-    let both = try #require(await networkError(networking.request(GetCoolCat())))
+    let both = try #require(await networkError(networking.request(typed: GetCoolCat())))
     #expect(both.code == .decodingFailed)
     #expect(both.message.contains("missing key 'name'"))
     #expect(both.message.contains("the fallback did not decode either"))
@@ -230,7 +230,7 @@ struct TypedRequestTests {
     transport.stub(.get, "/api/cat", status: .notFound, headerFields: jsonHeaders, body: Data(#"{"name":"x"}"#.utf8))
     let failures = Box<[String]>([])
     networking.onFailure = { failure in failures.update { $0.append(failure.networkError?.code.description ?? "") } }
-    let error = await networkError(networking.request(GetCoolCat()))
+    let error = await networkError(networking.request(typed: GetCoolCat()))
     #expect(error?.code == .unacceptableStatusCode)
     #expect(failures.value == ["unacceptableStatusCode"])
   }
@@ -239,10 +239,10 @@ struct TypedRequestTests {
     let (networking, transport) = makeNetworking()
     transport.stub(.get, "/api/cat", error: TransportError(code: .connectionRefused, message: "nothing listens"))
     networking.shouldContinue = { _ in false }
-    let first = await networkError(networking.request(GetCoolCat()))
+    let first = await networkError(networking.request(typed: GetCoolCat()))
     #expect(first?.code == .transportFailed)
     #expect(networking.stoppingFailure?.typedRequest is GetCoolCat)
-    let second = await networkError(networking.request(GetCatImages()))
+    let second = await networkError(networking.request(typed: GetCatImages()))
     #expect(second?.code == .stopped)
     #expect(second?.message.contains("after GetCoolCat failed") == true)
     networking.resume()
@@ -255,10 +255,10 @@ struct TypedRequestTests {
       httpResponse: HTTPResponse(status: .ok, headerFields: jsonHeaders),
       data: Data(#"[{"id":"m","url":"mocked"}]"#.utf8)
     )
-    try networking.register(mock: mock, for: GetCatImages())
+    try networking.register(mock: mock, forTyped: GetCatImages())
     #expect(try await networking.send(GetCatImages()) == [CatImage(id: "m", url: "mocked")])
     networking.mockMode = .mocksOnly
-    let missing = await networkError(networking.request(CreateCat()))
+    let missing = await networkError(networking.request(typed: CreateCat()))
     #expect(missing?.code == .missingMock)
     #expect(missing?.message.contains("CreateCat") == true)
     #expect(transport.recordedRequests.isEmpty)
@@ -267,7 +267,7 @@ struct TypedRequestTests {
   @Test func cancellingThePromiseStopsTheRequest() async throws {
     let (networking, transport) = makeNetworking()
     transport.stub(.get, "/api/cat", reply: MockTransport.Reply(status: .ok, delay: .seconds(3600)))
-    let promise = networking.request(GetCoolCat())
+    let promise = networking.request(typed: GetCoolCat())
     await eventually("the request reached the transport") { !transport.recordedRequests.isEmpty }
     promise.cancel()
     let outcome = await outcome(promise)

@@ -238,9 +238,9 @@ func readmeTypedRequests() async throws {
   #sourceLocation(file:"README.md",line:317)
   let cats = try await networking.send(GetCatImages())  // GET images/search?limit=2&mime_type=jpg%2Cpng → [CatImage]
   let catURL = try await networking.send(GetCatImageURL())  // the first cat's URL, made by finalize(raw:)
-  networking.request(GetCatImages()).done { cats in print(cats.count) }  // the promise form
+  networking.request(typed: GetCatImages()).done { cats in print(cats.count) }  // the promise form
   let quickCats = try await networking.send(GetCatImages()) { options in options.timeouts.total = .seconds(5) }
-  try networking.register(mock: Mock(json: ["name": "Tom"]), for: GetCoolCat())  // mocks, as for endpoints
+  try networking.register(mock: Mock(json: ["name": "Tom"]), forTyped: GetCoolCat())  // mocks, as for endpoints
   #sourceLocation()
   _ = (cats, catURL, quickCats)
 }
