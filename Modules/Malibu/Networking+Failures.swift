@@ -71,7 +71,10 @@ extension Networking {
   /// conversions and `decode()` on this networking's responses (of requests that left the mode's queue while something
   /// was subscribed or a hook was set: only those responses carry a reporter of their own). Cancellations are not failures and never appear, nor do ``replay()``'s requests
   /// (their outcomes are the replay's value). A subscriber that falls behind keeps the newest
-  /// ``failureBufferSize`` failures. Independent of logging: it works with logging at `LogLevel.none`.
+  /// ``failureBufferSize`` failures. Independent of logging: it works with logging at `LogLevel.none`. A typed request's
+  /// failures (`send(_:)`) name it in ``NetworkingFailure/typedRequest``, with no endpoint; the elements a lossy array
+  /// left out of a resource are published too, as `NetworkError` code `skippedElements` (the request succeeds, and
+  /// ``shouldContinue`` is not asked about them).
   public var failures: AsyncStream<NetworkingFailure<R>> {
     hooks.subscribe(bufferingNewest: Self.failureBufferSize)
   }

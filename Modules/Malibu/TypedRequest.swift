@@ -53,7 +53,7 @@ public protocol TypedRequest: Sendable {
   /// The parameters: the query for `GET`, `HEAD` and `DELETE`, the body otherwise; reading them may fail (a query
   /// file that cannot be read, say), which fails the request with `NetworkError` code `encodingFailed`.
   var parameters: Parameters { get throws }
-  /// How a body is encoded (methods other than `GET`, `HEAD` and `DELETE`); ``ContentType/json`` by default.
+  /// How a body is encoded (methods other than `GET`, `HEAD` and `DELETE`); ``/MalibuCore/ContentType/json`` by default.
   var contentType: ContentType { get }
   /// Header fields of this request; they win over the networking's and the endpoint type's. `[:]` by default.
   var headers: [String: String] { get }
@@ -61,7 +61,7 @@ public protocol TypedRequest: Sendable {
   var decoder: JSONDecoder { get }
   /// Where the resource sits in the body; `nil`, the default, uses the networking's `resourceKeyPath`.
   var resourceKeyPath: ResourceKeyPath? { get }
-  /// How the array at the resource's place is decoded; ``ArrayDecodingStrategy/strict`` by default.
+  /// How the array at the resource's place is decoded; ``/MalibuSerialization/ArrayDecodingStrategy/strict`` by default.
   var arrayDecoding: ArrayDecodingStrategy { get }
   /// How the request uses the HTTP cache; `useProtocolCachePolicy` by default.
   var cachePolicy: CachePolicy { get }

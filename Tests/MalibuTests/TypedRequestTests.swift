@@ -135,6 +135,29 @@ struct TypedRequestTests {
     #expect(sent.headerFields[HTTPField.Name("X-Typed")!] == "yes")
   }
 
+  /// The per-request options reach the chain: a retry policy set for this request alone retries a 503.
+  @Test func aTypedRequestIsRetriedByItsOwnOptions() async throws {
+    let (networking, transport) = makeNetworking()
+    let calls = Box(0)
+    transport.stub(.get, "/api/cat") { _ in
+      let call = calls.update { count -> Int in
+        count += 1
+        return count
+      }
+      return call == 1
+        ? MockTransport.Reply(status: .serviceUnavailable)
+        : MockTransport.Reply(status: .ok, headerFields: jsonHeaders, body: Data(#"{"name":"a","breed":"b"}"#.utf8))
+    }
+    let cat = try await networking.send(GetCoolCat()) { options in
+      options.retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1))
+    }
+    #expect(cat.breed == "b")
+    #expect(calls.value == 2)
+    // Without the option, a 503 is the caller's.
+    calls.update { $0 = 0 }
+    #expect(await networkError(networking.request(typed: GetCoolCat()))?.code == .unacceptableStatusCode)
+  }
+
   @Test func aFinalizeThatThrowsFailsWithDecodingFailed() async throws {
     let (networking, transport) = makeNetworking()
     transport.stub(.get, "/api/images/search", headerFields: jsonHeaders, body: Data("[]".utf8))
