@@ -371,7 +371,7 @@ func readmeErrors() async throws {
 func readmeFailuresAndActivity() async throws {
   #sourceLocation(file:"README.md",line:476)
   networking.onFailure = { failure in
-    print("\(failure.request.resource.urlString) failed: \(failure.error)")  // failure.endpoint: nil for a typed request
+    print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
   let failures = networking.failures
   Task {
