@@ -26,7 +26,8 @@ import Foundation
 /// ```
 ///
 /// The fault server's routes (`/reset/mid-body`, `/stall/head`, `/gzip/bomb`, ...) are listed in its docstring; `/ok`
-/// answers `200 ok`.
+/// answers `200 ok`. The GraphQL server (`Tools/servers/graphql_server.py`, graphql-core from the `.venv`) answers
+/// `POST /graphql`; its schema is in its docstring.
 ///
 /// ```swift
 /// let faults = try await LocalServers.shared.faults()         // http://127.0.0.1:PORT
