@@ -55,6 +55,9 @@ extension LocalServers {
     /// `Tools/servers/proxy.py`, the forward proxy.
     var proxyScript: URL { repositoryRoot.appendingPathComponent("Tools/servers/proxy.py") }
 
+    /// `Tools/servers/graphql_server.py`, the GraphQL server.
+    var graphQLScript: URL { repositoryRoot.appendingPathComponent("Tools/servers/graphql_server.py") }
+
     /// `Tools/servers/supervise.sh`, which runs each server and stops it if the test process dies.
     var supervisor: URL { repositoryRoot.appendingPathComponent("Tools/servers/supervise.sh") }
 
@@ -124,6 +127,7 @@ extension LocalServers {
           switch server {
           case .faults: "the fault server's Python is not installed"
           case .proxy: "the proxy's Python is not installed"
+          case .graphQL: "the GraphQL server's Python (with graphql-core) is not installed"
           default: "httpbin is not installed"
           }
         throw LocalServerError(

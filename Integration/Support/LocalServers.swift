@@ -26,7 +26,8 @@ import Foundation
 /// ```
 ///
 /// The fault server's routes (`/reset/mid-body`, `/stall/head`, `/gzip/bomb`, ...) are listed in its docstring; `/ok`
-/// answers `200 ok`.
+/// answers `200 ok`. The GraphQL server (`Tools/servers/graphql_server.py`, graphql-core from the `.venv`) answers
+/// `POST /graphql`; its schema is in its docstring.
 ///
 /// ```swift
 /// let faults = try await LocalServers.shared.faults()         // http://127.0.0.1:PORT
@@ -43,6 +44,8 @@ actor LocalServers {
     case faults
     /// `Tools/servers/proxy.py`, a forward proxy (HTTP, CONNECT, SOCKS5), run by the `.venv`'s Python.
     case proxy
+    /// `Tools/servers/graphql_server.py`, a GraphQL server (graphql-core from the `.venv`).
+    case graphQL
   }
 
   /// The servers of this test process, for the repository this file is in.
@@ -76,6 +79,12 @@ actor LocalServers {
   /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
   func faults() async throws -> URL {
     try await baseURL(of: .faults)
+  }
+
+  /// The base URL of the GraphQL server, `http://127.0.0.1:PORT` (queries go to `/graphql`), starting it on first use.
+  /// - Throws: `LocalServerError` when it cannot start; every later call throws the same error.
+  func graphQL() async throws -> URL {
+    try await baseURL(of: .graphQL)
   }
 
   /// The forward proxy (`Tools/servers/proxy.py`), starting it on first use: its open port, which relays for anyone,

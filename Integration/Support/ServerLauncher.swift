@@ -59,6 +59,15 @@ struct ServerLauncher: Sendable {
       return try launch(server, runDirectory: runDirectory) { ports in
         (python, [script.path, String(ports.plain)])
       }
+    case .graphQL:
+      let python = try configuration.resolvedPython(for: .graphQL)
+      let script = configuration.graphQLScript
+      guard FileManager.default.fileExists(atPath: script.path) else {
+        throw LocalServerError(.executableMissing, "the GraphQL server's script \(script.path) is missing.")
+      }
+      return try launch(server, runDirectory: runDirectory) { ports in
+        (python, [script.path, String(ports.plain)])
+      }
     case .nginx:
       let nginx = try configuration.resolvedNginx()
       let template = try nginxTemplate()
@@ -183,6 +192,7 @@ struct ServerLauncher: Sendable {
     case .nginx: probePath = "/health"
     case .faults: probePath = "/ok"
     case .proxy: probePath = "/health"
+    case .graphQL: probePath = "/health"
     }
     while ContinuousClock.now < deadline {
       guard isRunning() else {
@@ -197,6 +207,7 @@ struct ServerLauncher: Sendable {
         case .nginx: ours = answer.head.hasSuffix("ok\n")
         case .faults: ours = answer.head.contains("Server: malibu-faults")
         case .proxy: ours = answer.head.contains("Server: malibu-proxy")
+        case .graphQL: ours = answer.head.contains("Server: malibu-graphql")
         }
         if ours {
           return .ready

@@ -58,6 +58,15 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     /// The networking sends mocks only, and no mock answers this request; the message names the endpoint.
     public static let missingMock = Code("missingMock")
 
+    // Typed requests and resilient decoding (the facade's `TypedRequest`, MalibuSerialization's `LossyArray`).
+    /// Elements of a lossy array did not decode and were left out; the cause is a `SkippedElements` listing them.
+    /// Reported to a networking's failure hooks, never thrown: the request itself succeeds.
+    public static let skippedElements = Code("skippedElements")
+    /// The resource did not decode, and the request's fallback resource did; the cause carries the fallback value.
+    public static let decodedFallback = Code("decodedFallback")
+    /// A GraphQL response carries `errors`; the cause is a `GraphQLError` with every message and path, and the
+    /// partial `data` when there is some.
+    public static let graphQLErrors = Code("graphQLErrors")
     /// The code's name, as spelled in Swift.
     public var description: String { name }
   }

@@ -4,12 +4,14 @@
 ///
 /// ```swift
 /// for await failure in networking.failures {
-///   print(failure.endpoint, failure.request.method, failure.error)
+///   print(failure.endpoint.map { "\($0)" } ?? "typed", failure.request.method, failure.error)
 /// }
 /// ```
 public struct NetworkingFailure<R: RequestConvertible>: Sendable {
-  /// The endpoint of the request.
-  public let endpoint: R
+  /// The endpoint of the request; `nil` for a typed request (see ``typedRequest``).
+  public let endpoint: R?
+  /// The typed request sent with `send(_:)`, or `nil` for a request of an endpoint.
+  public let typedRequest: (any TypedRequest)?
   /// The endpoint's request, after ``Networking/beforeEach`` when the failure happened after it ran.
   public let request: Request
   /// The error, as the caller receives it: a `NetworkError` for transport, gate, encoding, validation and conversion
@@ -30,6 +32,21 @@ public struct NetworkingFailure<R: RequestConvertible>: Sendable {
   ///   - response: The response it is about, if any.
   public init(endpoint: R, request: Request, error: any Error, response: Response? = nil) {
     self.endpoint = endpoint
+    typedRequest = nil
+    self.request = request
+    self.error = error
+    self.response = response
+  }
+
+  /// Creates a failure of a typed request.
+  /// - Parameters:
+  ///   - typedRequest: The typed request.
+  ///   - request: The `Request` it was sent as.
+  ///   - error: The error.
+  ///   - response: The response it is about, if any.
+  public init(typedRequest: any TypedRequest, request: Request, error: any Error, response: Response? = nil) {
+    endpoint = nil
+    self.typedRequest = typedRequest
     self.request = request
     self.error = error
     self.response = response
@@ -45,7 +62,7 @@ extension Networking {
   /// ```swift
   /// let failures = networking.failures
   /// Task {
-  ///   for await failure in failures { print("\(failure.endpoint) failed: \(failure.error)") }
+  ///   for await failure in failures { print("\(failure.request.resource.urlString) failed: \(failure.error)") }
   /// }
   /// ```
   /// Each access is a subscriber of its own, and every subscriber gets every failure that happens after it
@@ -54,7 +71,10 @@ extension Networking {
   /// conversions and `decode()` on this networking's responses (of requests that left the mode's queue while something
   /// was subscribed or a hook was set: only those responses carry a reporter of their own). Cancellations are not failures and never appear, nor do ``replay()``'s requests
   /// (their outcomes are the replay's value). A subscriber that falls behind keeps the newest
-  /// ``failureBufferSize`` failures. Independent of logging: it works with logging at `LogLevel.none`.
+  /// ``failureBufferSize`` failures. Independent of logging: it works with logging at `LogLevel.none`. A typed request's
+  /// failures (`send(_:)`) name it in ``NetworkingFailure/typedRequest``, with no endpoint; the elements a lossy array
+  /// left out of a resource are published too, as `NetworkError` code `skippedElements` (the request succeeds, and
+  /// ``shouldContinue`` is not asked about them).
   public var failures: AsyncStream<NetworkingFailure<R>> {
     hooks.subscribe(bufferingNewest: Self.failureBufferSize)
   }
@@ -63,7 +83,7 @@ extension Networking {
   /// is rejected; `nil` by default.
   ///
   /// ```swift
-  /// networking.onFailure = { failure in metrics.increment("api.failures", endpoint: "\(failure.endpoint)") }
+  /// networking.onFailure = { failure in metrics.increment("api.failures", endpoint: failure.request.resource.urlString) }
   /// ```
   /// It must not block, and must not call back into this networking while holding a lock the networking's hooks take.
   public var onFailure: (@Sendable (NetworkingFailure<R>) -> Void)? {

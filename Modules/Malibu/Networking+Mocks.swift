@@ -66,11 +66,21 @@ extension Networking {
 
 extension Networking {
   /// The transport for a request of `endpoint` (whose own `request` is `request`): a registered mock, the provider's
-  /// mock, or ``transport``, by the mock mode of `hooks` (`nil`: every hook at its default, `.mixed` and no mocks
-  /// registered); in `mocksOnly`, one that fails with `missingMock` when no mock answers it.
+  /// mock, or ``transport``, by the mock mode of `hooks` (`nil`: every hook at its default, `.mixed`, no mocks
+  /// registered, no interceptors); in `mocksOnly`, one that fails with `missingMock` when no mock answers it. The
+  /// networking's interceptors, if any, sit above it.
   func transport(for endpoint: R, request: Request, hooks: HooksSnapshot?) -> any Transport {
     let provider = mockProvider
     guard let hooks else { return provider?.transport(for: endpoint) ?? transport }
+    return hooks.intercepting(chosenTransport(for: endpoint, request: request, hooks: hooks, provider: provider))
+  }
+
+  private func chosenTransport(
+    for endpoint: R,
+    request: Request,
+    hooks: HooksSnapshot,
+    provider: MockProvider<R>?
+  ) -> any Transport {
     if hooks.mockMode == .realOnly { return transport }
     if !hooks.mocks.isEmpty, let mock = hooks.mocks[request] {
       return MockResponder(mock: mock, defaultDelay: provider?.delay ?? 0)

@@ -6,6 +6,7 @@ import MalibuAuth
 @_spi(Malibu) public import MalibuLogging
 public import MalibuMocking
 public import MalibuPromises
+import MalibuSerialization
 public import MalibuStorage
 public import MalibuTransport
 
@@ -410,7 +411,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// A request after `beforeEach`, through ``exchange(_:of:through:storingOffline:control:_:)``, its body collected
   /// into a `Response` (with the transport's one-hop `data(for:body:options:upTo:)`).
-  private func collect(
+  func collect(
     _ request: Request,
     of endpoint: R?,
     through base: any Transport,
@@ -662,6 +663,9 @@ struct NetworkingSettings: Sendable {
   var progress: (any Sendable)?
   /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
   var chain: NetworkingChain
+
+  /// Where typed requests without a key path of their own find their resource (see `Networking+Send`).
+  var resourceKeyPath = ResourceKeyPath.topLevel
 
   /// The ETag policy of requests without their own, and where validators are kept (see `Networking+ETag`).
   var etagPolicy = ETagPolicy.disabled

@@ -7,7 +7,7 @@ import MalibuTransport
 import Synchronization
 
 /// The facade hooks of one networking (failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered
-/// mocks), behind one lock. A request reads them once, as a ``Snapshot``, when it leaves the queue.
+/// mocks), behind one lock. A request reads them once, as a ``HooksSnapshot``, when it leaves the queue.
 final class NetworkingHooks<R: RequestConvertible>: Sendable {
   struct State: Sendable {
     var onFailure: (@Sendable (NetworkingFailure<R>) -> Void)?
@@ -19,11 +19,15 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     var stop: NetworkingFailure<R>?
     var mockMode: MockMode = .mixed
     var mocks: [Request: Mock] = [:]
+    /// `Networking.interceptors` (see `RequestInterceptor`).
+    var interceptors: [any RequestInterceptor] = []
 
     /// Whether anything listens to failures, so that a response needs a reporter of its own.
     var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
     /// Whether every hook is at its default: nothing set or registered, mixed mocks, serving.
-    var isPlain: Bool { !isObserved && validate == nil && stop == nil && mockMode == .mixed && mocks.isEmpty }
+    var isPlain: Bool {
+      !isObserved && validate == nil && stop == nil && mockMode == .mixed && mocks.isEmpty && interceptors.isEmpty
+    }
   }
 
   /// The hooks; read with `state.withLock`, changed only through ``update(_:)``.
@@ -49,18 +53,25 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
 
   /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ endpoint: R, logger: NetworkLogger) throws -> HooksSnapshot {
+    try admit(.endpoint(endpoint), logger: logger)
+  }
+
+  /// The hooks as a request of `subject` sees them; throws `NetworkError` code `stopped` (reported) while stopped.
+  func admit(_ subject: Subject, logger: NetworkLogger) throws -> HooksSnapshot {
+    if isPlainNow { return .plain }
     let (snapshot, stop) = state.withLock { state in
       (
         HooksSnapshot(
           validate: state.validate,
           isObserved: state.isObserved,
           mockMode: state.mockMode,
-          mocks: state.mocks
+          mocks: state.mocks,
+          interceptors: state.interceptors
         ),
         state.stop
       )
     }
-    if let stop { throw refuse(endpoint, stoppedBy: stop, logger: logger) }
+    if let stop { throw refuse(subject, stoppedBy: stop, logger: logger) }
     return snapshot
   }
 
@@ -71,24 +82,35 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     abandoning ticket: RequestLimiter.Ticket,
     of limiter: RequestLimiter
   ) throws {
+    try checkServing(.endpoint(endpoint), logger: logger, abandoning: ticket, of: limiter)
+  }
+
+  /// ``checkServing(_:logger:abandoning:of:)`` for a request of any subject.
+  func checkServing(
+    _ subject: Subject,
+    logger: NetworkLogger,
+    abandoning ticket: RequestLimiter.Ticket,
+    of limiter: RequestLimiter
+  ) throws {
     // Without a limit the request never waits, and ``admit(_:logger:)`` checks it at once.
     guard limiter.limit != nil, let stop = state.withLock({ $0.stop }) else { return }
     limiter.abandon(ticket)
-    throw refuse(endpoint, stoppedBy: stop, logger: logger)
+    throw refuse(subject, stoppedBy: stop, logger: logger)
   }
 
   /// The `stopped` error for a request of a stopped networking, logged and published (without asking
   /// `shouldContinue` again).
-  private func refuse(_ endpoint: R, stoppedBy stop: NetworkingFailure<R>, logger: NetworkLogger) -> NetworkError {
+  private func refuse(_ subject: Subject, stoppedBy stop: NetworkingFailure<R>, logger: NetworkLogger) -> NetworkError {
     let cause = (stop.error as? NetworkError)?.code.description ?? String(describing: type(of: stop.error))
+    let stopper = stop.endpoint.map(Self.name) ?? stop.typedRequest.map { "\(type(of: $0))" } ?? "a request"
     let error = NetworkError(
       code: .stopped,
-      message: "the networking stopped serving requests after \(Self.name(of: stop.endpoint)) failed (\(cause)); "
+      message: "the networking stopped serving requests after \(stopper) failed (\(cause)); "
         + "call resume() to serve requests again",
       underlyingError: stop.error
     )
     logger.log(error: error)
-    publish(NetworkingFailure(endpoint: endpoint, request: endpoint.request, error: error), asking: false)
+    publish(subject.failure(request: subject.request, error: error), asking: false)
     return error
   }
 
@@ -102,9 +124,14 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   /// Reports the failure of a request (unless it is a cancellation): `shouldContinue`, `onFailure`, `failures`.
   /// - Returns: The error the promise is rejected with.
   func failed(_ endpoint: R, request: Request, error: any Error) -> NetworkError {
+    failed(.endpoint(endpoint), request: request, error: error)
+  }
+
+  /// ``failed(_:request:error:)`` for a request of any subject.
+  func failed(_ subject: Subject, request: Request, error: any Error) -> NetworkError {
     let error = NetworkError.wrapping(error)
     if !error.isCancellation {
-      publish(NetworkingFailure(endpoint: endpoint, request: request, error: error), asking: true)
+      publish(subject.failure(request: request, error: error), asking: true)
     }
     return error
   }
@@ -158,6 +185,10 @@ struct HooksSnapshot {
   let isObserved: Bool
   let mockMode: MockMode
   let mocks: [Request: Mock]
+  let interceptors: [any RequestInterceptor]
+
+  /// The hooks of a networking that has none set.
+  static let plain = HooksSnapshot(validate: nil, isObserved: false, mockMode: .mixed, mocks: [:], interceptors: [])
 }
 
 extension NetworkingHooks {
@@ -171,16 +202,24 @@ extension NetworkingHooks {
     request: Request,
     logger: NetworkLogger
   ) throws -> Response {
+    try accept(response, as: snapshot, of: .endpoint(endpoint), request: request, logger: logger)
+  }
+
+  /// ``accept(_:as:of:request:logger:)`` for a request of any subject.
+  func accept(
+    _ response: Response,
+    as snapshot: HooksSnapshot,
+    of subject: Subject,
+    request: Request,
+    logger: NetworkLogger
+  ) throws -> Response {
     if let validate = snapshot.validate {
       do {
         try validate(response)
       } catch {
         (response.failureReporter ?? logger).reportFailure(error, of: response)
         if !isCancellationError(error) {
-          publish(
-            NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
-            asking: true
-          )
+          publish(subject.failure(request: request, error: error, response: response), asking: true)
         }
         throw ValidationHookFailure(error: error)
       }
@@ -189,7 +228,7 @@ extension NetworkingHooks {
     var response = response
     response.failureReporter = FailureReporter(
       hooks: self,
-      endpoint: endpoint,
+      subject: subject,
       request: request,
       next: response.failureReporter
     )
@@ -206,13 +245,18 @@ struct ValidationHookFailure: Error {
 /// its networking, with its endpoint and request.
 final class FailureReporter<R: RequestConvertible>: ResponseFailureReporting {
   let hooks: NetworkingHooks<R>
-  let endpoint: R
+  let subject: NetworkingHooks<R>.Subject
   let request: Request
   let next: (any ResponseFailureReporting)?
 
-  init(hooks: NetworkingHooks<R>, endpoint: R, request: Request, next: (any ResponseFailureReporting)?) {
+  init(
+    hooks: NetworkingHooks<R>,
+    subject: NetworkingHooks<R>.Subject,
+    request: Request,
+    next: (any ResponseFailureReporting)?
+  ) {
     self.hooks = hooks
-    self.endpoint = endpoint
+    self.subject = subject
     self.request = request
     self.next = next
   }
@@ -220,10 +264,9 @@ final class FailureReporter<R: RequestConvertible>: ResponseFailureReporting {
   func reportFailure(_ error: any Error, of response: Response) {
     (next ?? NetworkLogger.shared).reportFailure(error, of: response)
     guard !isCancellationError(error) else { return }
-    hooks.publish(
-      NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response),
-      asking: true
-    )
+    // Left-out elements are reported, not failed requests: `shouldContinue` is not asked about them.
+    let asking = (error as? NetworkError)?.code != .skippedElements
+    hooks.publish(subject.failure(request: request, error: error, response: response), asking: asking)
   }
 }
 
@@ -233,5 +276,31 @@ extension NetworkError {
   static func rejection(for error: any Error) -> any Error {
     if let failure = error as? ValidationHookFailure { return failure.error }
     return wrapping(error)
+  }
+}
+
+extension NetworkingHooks {
+  /// What a request was made from, as its failures name it: an endpoint, or a typed request.
+  enum Subject: Sendable {
+    case endpoint(R)
+    case typed(any TypedRequest, Request)
+
+    /// The request it describes (before `beforeEach`).
+    var request: Request {
+      switch self {
+      case .endpoint(let endpoint): return endpoint.request
+      case .typed(_, let request): return request
+      }
+    }
+
+    /// A failure of a request of this subject.
+    func failure(request: Request, error: any Error, response: Response? = nil) -> NetworkingFailure<R> {
+      switch self {
+      case .endpoint(let endpoint):
+        return NetworkingFailure(endpoint: endpoint, request: request, error: error, response: response)
+      case .typed(let typed, _):
+        return NetworkingFailure(typedRequest: typed, request: request, error: error, response: response)
+      }
+    }
   }
 }

@@ -70,7 +70,7 @@ extension Response {
     }
   }
 
-  private static func describe(_ error: DecodingError) -> String {
+  static func describe(_ error: DecodingError) -> String {
     switch error {
     case .typeMismatch(let type, let context):
       return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"

@@ -32,7 +32,7 @@ struct FailureStreamTests {
     #expect(error?.code == .decodingFailed)
 
     let failure = try #require(await Self.next(&failures))
-    #expect(failure.endpoint.request == endpoint.request)
+    #expect(failure.endpoint?.request == endpoint.request)
     #expect(failure.request.headers["X-Before"] == "each")  // after beforeEach
     #expect(failure.networkError?.code == .decodingFailed)
     #expect(failure.response?.statusCode == 200)
@@ -42,7 +42,7 @@ struct FailureStreamTests {
     let boards = try await networking.request(endpoint).validate().decode(using: [Board].self).value
     #expect(boards.count == 2)
     _ = await networkError(networking.request(Probe(.get("down"))))
-    #expect(try #require(await Self.next(&failures)).endpoint.request.resource.urlString == "down")
+    #expect(try #require(await Self.next(&failures)).endpoint?.request.resource.urlString == "down")
   }
 
   /// A download that fails (a status that is not a file) and a stream whose transfer fails before its head reach

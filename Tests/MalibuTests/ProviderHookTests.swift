@@ -28,7 +28,8 @@ struct ProviderHookTests {
     let asked = Box(0)
     networking.shouldContinue = { failure in
       asked.update { $0 += 1 }
-      return !(failure.endpoint.request.resource.urlString == "me" && failure.networkError?.response?.statusCode == 401)
+      return
+        !(failure.endpoint?.request.resource.urlString == "me" && failure.networkError?.response?.statusCode == 401)
     }
     // Another failure does not stop it.
     #expect(
@@ -38,7 +39,7 @@ struct ProviderHookTests {
 
     #expect(await networkError(networking.request(Probe(.get("me"))).validate())?.code == .unacceptableStatusCode)
     #expect(networking.isStopped)
-    #expect(networking.stoppingFailure?.endpoint.request.resource.urlString == "me")
+    #expect(networking.stoppingFailure?.endpoint?.request.resource.urlString == "me")
     let sent = transport.recordedRequests.count
 
     var failures = networking.failures.makeAsyncIterator()

@@ -208,9 +208,151 @@ func readmeCodableBodiesAndPerRequestOptions2() async throws {
   _ = quick
 }
 
-/// README.md:295, "Errors".
+// README.md:289, "Typed requests".
+#sourceLocation(file:"README.md",line:290)
+struct CatImage: Decodable, Sendable {
+  let id: String
+  let url: String
+}
+
+struct GetCatImages: TypedRequest {
+  typealias RawResource = [CatImage]
+  var method: HTTPRequest.Method { .get }
+  var path: String { "images/search" }
+  var parameters: [String: String] { ["mime_type": "jpg,png", "limit": "2"] }
+}
+
+struct GetCatImageURL: TypedRequest {
+  typealias RawResource = [CatImage]
+  typealias FinalResource = URL
+  struct NoCat: Error {}
+  var method: HTTPRequest.Method { .get }
+  var path: String { "images/search" }
+
+  func finalize(raw: [CatImage]) async throws -> URL {
+    guard let first = raw.first, let url = URL(string: first.url) else { throw NoCat() }
+    return url
+  }
+}
+#sourceLocation()
+
+/// README.md:316, "Typed requests".
+func readmeTypedRequests() async throws {
+  #sourceLocation(file:"README.md",line:317)
+  let cats = try await networking.send(GetCatImages())  // GET images/search?limit=2&mime_type=jpg%2Cpng → [CatImage]
+  let catURL = try await networking.send(GetCatImageURL())  // the first cat's URL, made by finalize(raw:)
+  networking.request(typed: GetCatImages()).done { cats in print(cats.count) }  // the promise form
+  let quickCats = try await networking.send(GetCatImages()) { options in options.timeouts.total = .seconds(5) }
+  try networking.register(mock: Mock(json: ["name": "Tom"]), forTyped: GetCoolCat())  // mocks, as for endpoints
+  #sourceLocation()
+  _ = (cats, catURL, quickCats)
+}
+
+// README.md:333, "Typed requests".
+#sourceLocation(file:"README.md",line:334)
+struct Post: Decodable, Sendable {
+  let title: String
+  let content: String
+}
+
+struct GetPosts: TypedRequest {
+  typealias RawResource = [Post]
+  var method: HTTPRequest.Method { .get }
+  var path: String { "posts" }
+  var resourceKeyPath: ResourceKeyPath? { "data" }  // {"data": [...]}
+  var arrayDecoding: ArrayDecodingStrategy { .lossy }
+}
+
+struct Cat: Decodable, Sendable {
+  let name: String
+}
+
+struct GetCoolCat: TypedRequest {
+  struct CoolCat: Decodable, Sendable {
+    let name: String
+    let breed: String
+  }
+  typealias RawResource = CoolCat
+  typealias FallbackResource = Cat
+  var method: HTTPRequest.Method { .get }
+  var path: String { "cats/1" }
+}
+#sourceLocation()
+
+/// README.md:363, "Typed requests".
+func readmeTypedRequests2() async throws {
+  #sourceLocation(file:"README.md",line:364)
+  let posts = try await networking.send(GetPosts())  // the posts that decode; the others reach `failures`
+  do {
+    _ = try await networking.send(GetCoolCat())
+  } catch let error as NetworkError where error.code == .decodedFallback {
+    print(error.fallbackResource(Cat.self)?.name ?? "")  // the cat without a breed
+  }
+  let boards = try await networking.request(.fetchBoards).validate()
+    .decodeResource(using: [Board].self, at: .topLevel, arrays: .lossy).value
+  networking.resourceKeyPath = "data"  // from now on, for typed requests that name no key path of their own
+  #sourceLocation()
+  _ = (posts, boards)
+}
+
+// README.md:380, "Typed requests".
+#sourceLocation(file:"README.md",line:381)
+struct PostTitles: Decodable, Sendable {
+  struct Post: Decodable, Sendable {
+    let id: String
+    let title: String
+  }
+  let posts: [Post]
+}
+
+struct AllPosts: GraphQLRequest {
+  typealias RawResource = PostTitles
+  var query: GraphQLQuery { "query AllPosts($first: Int) { posts(first: $first) { id title } }" }
+  var variables: [String: Int] { ["first": 2] }
+  var operationName: String? { "AllPosts" }
+}
+#sourceLocation()
+
+/// README.md:397, "Typed requests".
+func readmeTypedRequests3() async throws {
+  #sourceLocation(file:"README.md",line:398)
+  do {
+    let posts = try await networking.send(AllPosts()).posts
+    print(posts.map(\.title))
+  } catch let error as NetworkError where error.code == .graphQLErrors {
+    for entry in error.graphQLError?.errors ?? [] { print(entry.message, entry.pathText ?? "") }
+    let partial = try error.graphQLError?.partialData(PostTitles.self)  // what the server could answer
+    print(partial?.posts.count ?? 0)
+  }
+  #sourceLocation()
+}
+
+// README.md:412, "Typed requests".
+#sourceLocation(file:"README.md",line:413)
+struct StagingInterceptor: RequestInterceptor {
+  func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
+    if request.path?.hasPrefix("/api/boards/404") == true {
+      return .mocked(Mock(json: ["id": 404, "title": "Staged"]))
+    }
+    var changed = request
+    changed.headerFields[HTTPField.Name("X-Stage")!] = "staging"
+    return .changed(changed)
+  }
+}
+#sourceLocation()
+
+/// README.md:425, "Typed requests".
+func readmeTypedRequests4() async throws {
+  #sourceLocation(file:"README.md",line:426)
+  networking.interceptors = [StagingInterceptor()]
+  let staged = try await networking.request(.showBoard(id: 404)).validate().decode(using: Board.self).value
+  #sourceLocation()
+  _ = staged
+}
+
+/// README.md:445, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:296)
+  #sourceLocation(file:"README.md",line:446)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -228,11 +370,11 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:325, "Failures and activity".
+/// README.md:475, "Failures and activity".
 func readmeFailuresAndActivity() async throws {
-  #sourceLocation(file:"README.md",line:326)
+  #sourceLocation(file:"README.md",line:476)
   networking.onFailure = { failure in
-    print("\(failure.endpoint) failed: \(failure.networkError?.code.description ?? "\(failure.error)")")
+    print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
   let failures = networking.failures
   Task {
@@ -246,9 +388,9 @@ func readmeFailuresAndActivity() async throws {
   _ = failures
 }
 
-/// README.md:345, "Failures and activity".
+/// README.md:495, "Failures and activity".
 func readmeFailuresAndActivity2() async throws {
-  #sourceLocation(file:"README.md",line:346)
+  #sourceLocation(file:"README.md",line:496)
   struct APIError: Error { let message: String }
   struct APIErrorBody: Decodable { let error: String? }
 
@@ -273,9 +415,9 @@ func readmeFailuresAndActivity2() async throws {
   #sourceLocation()
 }
 
-/// README.md:377, "Authentication".
+/// README.md:527, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:378)
+  #sourceLocation(file:"README.md",line:528)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -283,18 +425,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:388, "Authentication".
+/// README.md:538, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:389)
+  #sourceLocation(file:"README.md",line:539)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:403, "Logging".
+/// README.md:553, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:404)
+  #sourceLocation(file:"README.md",line:554)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -307,9 +449,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:429, "Logging".
+/// README.md:579, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:430)
+  #sourceLocation(file:"README.md",line:580)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -317,9 +459,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:441, "Mocking".
+/// README.md:591, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:442)
+  #sourceLocation(file:"README.md",line:592)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -340,9 +482,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:465, "Mocking".
+/// README.md:615, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:468)
+  #sourceLocation(file:"README.md",line:618)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -356,9 +498,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:488, "Mock modes".
+/// README.md:638, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:489)
+  #sourceLocation(file:"README.md",line:639)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -373,9 +515,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:512, "Offline storage and replay".
+/// README.md:662, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:513)
+  #sourceLocation(file:"README.md",line:663)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -389,9 +531,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:538, "HTTP cache".
+/// README.md:688, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:539)
+  #sourceLocation(file:"README.md",line:689)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -401,9 +543,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:559, "ETags".
+/// README.md:709, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:560)
+  #sourceLocation(file:"README.md",line:710)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -416,9 +558,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:585, "Cookies".
+/// README.md:735, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:586)
+  #sourceLocation(file:"README.md",line:736)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -431,9 +573,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:598, "Cancellation".
+/// README.md:748, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:599)
+  #sourceLocation(file:"README.md",line:749)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -447,9 +589,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:621, "Downloads".
+/// README.md:771, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:622)
+  #sourceLocation(file:"README.md",line:772)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -457,18 +599,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:636, "Downloads".
+/// README.md:786, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:637)
+  #sourceLocation(file:"README.md",line:787)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:647, "Streaming".
+/// README.md:797, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:648)
+  #sourceLocation(file:"README.md",line:798)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -479,9 +621,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:665, "The Malibu namespace".
+/// README.md:815, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:666)
+  #sourceLocation(file:"README.md",line:816)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -499,9 +641,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:687, "Gzip".
+/// README.md:837, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:688)
+  #sourceLocation(file:"README.md",line:838)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -513,9 +655,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:699, "Transfer options".
+/// README.md:849, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:700)
+  #sourceLocation(file:"README.md",line:850)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -529,9 +671,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:724, "Retries".
+/// README.md:874, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:725)
+  #sourceLocation(file:"README.md",line:875)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -547,9 +689,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:751, "HTTPS only, proxies and session configuration".
+/// README.md:901, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:752)
+  #sourceLocation(file:"README.md",line:902)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -566,9 +708,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:786, "Using single modules".
+/// README.md:936, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:789)
+  #sourceLocation(file:"README.md",line:939)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -577,9 +719,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:797, "Using single modules".
+/// README.md:947, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:808)
+  #sourceLocation(file:"README.md",line:958)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -599,9 +741,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:837, "OpenAPI".
+/// README.md:987, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:841)
+  #sourceLocation(file:"README.md",line:991)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -621,9 +763,9 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-/// README.md:919, "Transports".
+/// README.md:1069, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:920)
+  #sourceLocation(file:"README.md",line:1070)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

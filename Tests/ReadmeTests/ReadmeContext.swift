@@ -23,11 +23,21 @@ struct ReadmeFixtures: Sendable {
     transport.stub(.get, "/api/boards", headerFields: json, body: Self.boards)
     transport.stub(.get, "/api/boards/*", headerFields: json, body: Data(#"{"id":1,"title":"Balsa Fish"}"#.utf8))
     transport.stub(.get, "/api/boards/404", status: .notFound, headerFields: json, body: Self.notFound)
+    // "Typed requests": cats, posts (the second one without content), a GraphQL reply.
+    transport.stub(.get, "/api/images/search", headerFields: json, body: Self.cats)
+    transport.stub(.get, "/api/posts", headerFields: json, body: Self.posts)
+    transport.stub(.post, "/api/graphql", headerFields: json, body: Self.graphQL)
     networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   }
 
   /// The body of `GET /api/boards`, also `Fixtures/boards.json`.
   static let boards = Data(#"[{"id":1,"title":"Balsa Fish"},{"id":2,"title":"Wave Rider"}]"#.utf8)
+  /// The bodies of the "Typed requests" section.
+  static let cats = Data(
+    #"[{"id":"a1","url":"http://127.0.0.1/a1.png"},{"id":"b2","url":"http://127.0.0.1/b2.png"}]"#.utf8
+  )
+  static let posts = Data(#"{"data":[{"title":"a","content":"A"},{"title":"b"},{"title":"c","content":"C"}]}"#.utf8)
+  static let graphQL = Data(#"{"data":{"posts":[{"id":"1","title":"Balsa"},{"id":"2","title":"Foam"}]}}"#.utf8)
   /// The body of the 404 the "Errors" section reads.
   static let notFound = Data(#"{"error":"no such board"}"#.utf8)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Malibu
+@_spi(Malibu) import MalibuCore
 import Testing
 
 /// README.md, compiled and partly run: the examples that only talk to `networking` (a `MockTransport`) or to mocks
@@ -56,6 +57,33 @@ struct ReadmeTests {
     var redirects = RedirectPolicy.follow(max: 3)
     redirects.sensitiveFields = [HTTPField.Name("X-Api-Key")!]
     #expect(fixtures.networking.transferOptions.redirects == redirects)
+  }
+
+  /// "Typed requests": a cat-images call, a lossy list whose skipped element reaches the failure hooks, a fallback,
+  /// a GraphQL query and an interceptor, against the fixtures' `MockTransport`.
+  @Test func typedRequestExamplesRun() async throws {
+    let fixtures = ReadmeFixtures()
+    let skipped = Locked<[String]>([])
+    fixtures.networking.onFailure = { failure in
+      if let error = failure.networkError, error.code == .skippedElements {
+        skipped.withLock { $0.append(error.message) }
+      }
+    }
+    try await ReadmeFixtures.$current.withValue(fixtures) {
+      try await readmeTypedRequests()
+      try await readmeTypedRequests2()
+      try await readmeTypedRequests3()
+      try await readmeTypedRequests4()
+    }
+    #expect(skipped.withLock { $0 }.count == 1)
+    let sent = fixtures.transport.recordedRequests
+    #expect(sent.first?.path == "/api/images/search?limit=2&mime_type=jpg%2Cpng")
+    let graphQL = try #require(sent.first { $0.path == "/api/graphql" })
+    let body = try #require(graphQL.body.map { String(decoding: $0, as: UTF8.self) })
+    #expect(body.contains(#""operationName":"AllPosts""#))
+    #expect(body.contains(#""variables":{"first":2}"#))
+    // The interceptor's mock answered /api/boards/404; nothing was sent for it.
+    #expect(!sent.contains { $0.path == "/api/boards/404" })
   }
 
   @Test func mockingExamplesRun() async throws {

@@ -26,6 +26,7 @@ struct Tour {
     Step(title: "Mock modes", run: MockModeStep.run),
     Step(title: "ETag revalidation", run: ETagStep.run),
     Step(title: "HTTPS only", run: InsecureHTTPStep.run),
+    Step(title: "Typed requests, a lossy list and GraphQL", run: TypedRequestStep.run),
   ]
 
   let options: DemoOptions

@@ -9,7 +9,9 @@ enum FailureStep {
     let heard = Mutex<[String]>([])
     networking.onFailure = { failure in
       heard.withLock {
-        $0.append("\(failure.endpoint) → \(failure.networkError?.code.description ?? "\(failure.error)")")
+        $0.append(
+          "\(failure.endpoint.map { "\($0)" } ?? "typed request") → \(failure.networkError?.code.description ?? "\(failure.error)")"
+        )
       }
     }
     let failures = networking.failures
@@ -29,7 +31,7 @@ enum FailureStep {
     }
     report("GET /uuid decoded as a Slideshow → NetworkError \(error.code); onFailure heard \(onFailure[0])")
     report(
-      "the failures stream yielded the same failure: \(streamed.endpoint), \(streamed.request.method), "
+      "the failures stream yielded the same failure: \(streamed.endpoint.map { "\($0)" } ?? "?"), \(streamed.request.method), "
         + "response status \(streamed.response?.statusCode ?? 0)"
     )
 

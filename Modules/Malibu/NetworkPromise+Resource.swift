@@ -1,0 +1,53 @@
+public import Foundation
+@_spi(Malibu) import MalibuCore
+public import MalibuPromises
+public import MalibuSerialization
+
+extension Promise where Value == Response {
+  /// The body decoded as `type` at `keyPath`, its array decoded lossily when asked; elements left out are reported
+  /// to the networking's failure hooks (`NetworkError` code `skippedElements`) while the promise resolves.
+  ///
+  /// ```swift
+  /// // {"data": [{"title": "a", "content": "…"}, {"title": "b"}]}
+  /// let posts = try await networking.request(.fetchPosts).validate()
+  ///   .decodeResource(using: [Post].self, at: "data", arrays: .lossy).value   // the first post
+  /// ```
+  /// - Parameters:
+  ///   - type: The type to decode.
+  ///   - decoder: The decoder; a plain `JSONDecoder()` by default.
+  ///   - keyPath: Where the resource sits in the body; the top level by default.
+  ///   - arrays: How the array there is decoded; strict by default.
+  /// - Returns: A promise of the value, rejected with `NetworkError` code `decodingFailed` (naming the coding path
+  ///   and showing the first bytes of the body) or `emptyResponse`.
+  @discardableResult
+  public func decodeResource<T: Decodable & Sendable>(
+    using type: T.Type = T.self,
+    decoder: JSONDecoder = JSONDecoder(),
+    at keyPath: ResourceKeyPath = .topLevel,
+    arrays: ArrayDecodingStrategy = .strict
+  ) -> Promise<T> {
+    derive(on: nil, passThrough: .failures) { result in
+      try Self.serialize(result) { response in
+        let decoded = try response.decodeResource(type, decoder: decoder, at: keyPath, arrays: arrays)
+        if let skipped = decoded.skipped {
+          Self.reportFailure(NetworkError.skipped(skipped, of: T.self, in: response), of: response)
+        }
+        return decoded.value
+      }
+    }
+  }
+}
+
+extension NetworkError {
+  /// The report of the elements lossy arrays left out of a resource of type `type`: code `skippedElements`.
+  static func skipped<T>(_ skipped: SkippedElements, of type: T.Type, in response: Response) -> NetworkError {
+    let plural = skipped.count != 1
+    return NetworkError(
+      code: .skippedElements,
+      message: "\(skipped.count) element\(plural ? "s" : "") of \(T.self) did not decode and "
+        + "\(plural ? "were" : "was") left out: \(skipped)",
+      response: response,
+      underlyingError: skipped
+    )
+  }
+}
