@@ -109,7 +109,8 @@ install-check: setup
 # adds only when MALIBU_DOCS is set (library users never fetch it), in a build folder of its own.
 DOCS_SCRATCH   := .build-docs
 DOCS_TARGETS   := MalibuPromises MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
-  MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu
+  MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu \
+  MalibuTracing MalibuMetrics MalibuLifecycle
 
 ## docs: build the documentation of every module (.build-docs/plugins/Swift-DocC/outputs/Malibu.doccarchive);
 ## fails on any warning (a broken link, an unknown symbol, a malformed page)

@@ -7,15 +7,23 @@
 
 import Foundation
 import HTTPTypes
+import Logging
 import Malibu
 import MalibuCore
 import MalibuCurl
 import MalibuEncoding
+import MalibuLifecycle
+import MalibuMetrics
 import MalibuSerialization
+import MalibuTracing
 import MalibuTransport
 import MalibuURLSession
 import MalibuValidation
+import Metrics
+import ServiceLifecycle
 import Testing
+import Tracing
+import UnixSignals
 
 // README.md:19, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
 
@@ -563,9 +571,48 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:786, "Using single modules".
+// README.md:790, "Tracing".
+#sourceLocation(file:"README.md",line:794)
+func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
+  InstrumentationSystem.bootstrap(tracer) // once per process, at start-up
+  let transport = CurlTransport().with(middleware: [TracingMiddleware()])
+  return Networking(transport: .custom(transport))
+}
+#sourceLocation()
+
+// README.md:815, "Metrics".
+#sourceLocation(file:"README.md",line:820)
+func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
+  MetricsSystem.bootstrap(metrics) // once per process, at start-up
+  let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
+  return Networking(transport: .custom(transport))
+}
+#sourceLocation()
+
+/// README.md:835, "Graceful shutdown".
+func readmeGracefulShutdown() async throws {
+  #sourceLocation(file:"README.md",line:836)
+  await networking.shutdown(gracePeriod: .seconds(10))
+  #sourceLocation()
+}
+
+// README.md:843, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:849)
+func runServer(_ server: some Service, logger: Logger) async throws {
+  let transport = CurlTransport()
+  let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+  let group = ServiceGroup(
+    services: [MalibuService([networking, transport], gracePeriod: .seconds(10)), server],
+    gracefulShutdownSignals: [.sigterm],
+    logger: logger
+  )
+  try await group.run()
+}
+#sourceLocation()
+
+/// README.md:874, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:789)
+  #sourceLocation(file:"README.md",line:877)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -574,9 +621,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:797, "Using single modules".
+/// README.md:885, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:808)
+  #sourceLocation(file:"README.md",line:896)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -596,9 +643,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:880, "Transports".
+/// README.md:971, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:881)
+  #sourceLocation(file:"README.md",line:972)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
