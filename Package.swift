@@ -209,7 +209,7 @@ package.targets += [
   .testTarget(
     name: "MalibuTracingTests",
     dependencies: [
-      "MalibuTracing", "MalibuCurl", "MalibuTestSupport",
+      "MalibuTracing", "MalibuCurl", "MalibuStorage", "MalibuTestSupport",
       .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
     ],
     path: "Tests/TracingTests"

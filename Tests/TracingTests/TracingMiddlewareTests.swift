@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import InMemoryTracing
 import MalibuCurl
+import MalibuStorage
 import MalibuTestSupport
 import MalibuTracing
 import MalibuTransport
@@ -171,6 +172,67 @@ import Tracing
     #expect(attempts.map { $0.status?.code } == [.error, .error, nil])
     let sent = server.requests.filter { $0.path == "/flaky" }.compactMap { $0.value("traceparent") }
     #expect(sent == attempts.map { "00-\($0.traceID)-\($0.spanID)-01" })
+  }
+
+  /// With swift-distributed-tracing's own `InMemoryTracer`, the middleware injects whatever that tracer's propagation
+  /// writes (its trace and span ids): the context goes out through the instrument, not a format of Malibu's.
+  @Test func contextGoesOutThroughTheTracersInjector() async throws {
+    let server = try TestServer(echo: .headAndBody)
+    let transport = CurlTransport()
+    defer {
+      transport.shutdown()
+      server.stop()
+    }
+    let traced = transport.with(middleware: [TracingMiddleware()])
+    let tracer = InMemoryTracer()
+    try await withTracer(tracer) {
+      _ = try await traced.data(for: HTTPRequest(method: .get, url: server.url("/echo")))
+    }
+    let span = try #require(tracer.finishedSpans.first)
+    #expect(tracer.finishedSpans.count == 1)
+    #expect(span.kind == .client)
+    #expect(server.lastRequest?.value(InMemoryTracer.traceIDKey) == span.traceID)
+    #expect(server.lastRequest?.value(InMemoryTracer.spanIDKey) == span.spanID)
+    #expect(tracer.performedContextInjections.count == 1)
+  }
+
+  /// Where a middleware follows redirects one hop at a time (the cookie jar's), an inner tracing middleware makes a
+  /// child span per hop, each with its URL, status and `http.request.resend_count`, and each hop carries its own
+  /// `traceparent`.
+  @Test func redirectHopsGetASpanEach() async throws {
+    let server = try TestServer(echo: .headAndBody)
+    let transport = CurlTransport()
+    defer {
+      transport.shutdown()
+      server.stop()
+    }
+    let traced = transport.with(middleware: [
+      TracingMiddleware(), CookieMiddleware(jar: CookieJar()), TracingMiddleware(),
+    ])
+    let tracer = W3CTestTracer()
+    try await withTracer(tracer) {
+      let (head, data, _) = try await traced.data(for: HTTPRequest(method: .get, url: server.url("/chain?n=2")))
+      #expect(head.status == .ok)
+      #expect(data == Data("done".utf8))
+    }
+    let spans = tracer.finishedSpans
+    #expect(spans.count == 4)
+    let outer = try #require(spans.first { $0.parentSpanID == nil })
+    #expect(outer.attributes.get("url.full") == .string("http://127.0.0.1:\(server.port)/chain?n=2"))
+    #expect(outer.attributes.get("http.response.status_code") == .int64(200))
+    #expect(outer.attributes.get("http.request.resend_count") == .int64(2))
+    let hops = spans.filter { $0.parentSpanID == outer.spanID }
+    #expect(
+      hops.map { $0.attributes.get("url.full") } == [
+        .string("http://127.0.0.1:\(server.port)/chain?n=2"),
+        .string("http://127.0.0.1:\(server.port)/chain?n=1"),
+        .string("http://127.0.0.1:\(server.port)/chain?n=0"),
+      ]
+    )
+    #expect(hops.map { $0.attributes.get("http.response.status_code") } == [.int64(302), .int64(302), .int64(200)])
+    #expect(hops.map { $0.attributes.get("http.request.resend_count") } == [nil, .int64(1), .int64(2)])
+    let sent = server.requests.filter { $0.path == "/chain" }.compactMap { $0.value("traceparent") }
+    #expect(sent == hops.map { "00-\($0.traceID)-\($0.spanID)-01" })
   }
 
   /// With no tracer bootstrapped or bound, the middleware sends the request untouched: no `traceparent`.
