@@ -1,8 +1,8 @@
 // A server-like process for the lifecycle tests: a ServiceGroup with Malibu's service, stopped by SIGTERM.
 //
 // Usage: MalibuLifecycleFixture <url> <grace period in milliseconds>
-// Prints, one per line: `READY` once it is about to send the request to <url>; `COMPLETED <bytes>` or
-// `FAILED <code>` for that request; `REFUSED <networking code> <transport code>` for the requests sent after the
+// Prints, one per line: `READY` once it is about to send the request to <url> (and SIGTERM is taken over);
+// `SHUTDOWN` once the graceful shutdown has begun; `COMPLETED <bytes>` or `FAILED <code>` for that request; `REFUSED <networking code> <transport code>` for the requests sent after the
 // shutdown; `LOOPS <curl loop threads left>`; `LEAKED <descriptors opened since READY and still open>`; `EXIT`.
 import Foundation
 import Logging
@@ -52,6 +52,17 @@ func loopThreads() -> Int {
   }.count
 }
 
+/// Whether SIGTERM no longer has its default action (which ends the process): the group's signal handling is in place.
+func terminationIsTakenOver() -> Bool {
+  var action = sigaction()
+  sigaction(SIGTERM, nil, &action)
+  #if canImport(Glibc) || canImport(Musl)
+  return action.__sigaction_handler.sa_handler != nil
+  #else
+  return action.__sigaction_u.__sa_handler != nil
+  #endif
+}
+
 func say(_ line: String) {
   FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -85,7 +96,12 @@ let networking = Networking<FixtureEndpoint>(transport: .custom(transport))
 let service = MalibuService([networking, transport], gracePeriod: .milliseconds(grace))
 let group = ServiceGroup(services: [service], gracefulShutdownSignals: [.sigterm], logger: logger)
 let running = Task { try await group.run() }
-try await Task.sleep(for: .milliseconds(200))  // the group's signal handler in place before the test may signal
+// The test may signal once READY is printed: not before the group has taken SIGTERM over.
+while !terminationIsTakenOver() { try await Task.sleep(for: .milliseconds(5)) }
+let watcher = Task {
+  while !networking.isShutDown { try await Task.sleep(for: .milliseconds(5)) }
+  say("SHUTDOWN")
+}
 
 let baseline = openDescriptors()
 say("READY")
@@ -96,6 +112,7 @@ do {
   say("FAILED \(code(of: error))")
 }
 try await running.value
+try await watcher.value
 
 var refusals: [String] = []
 do {

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Malibu) import MalibuCore
 import MalibuTestSupport
 import Testing
 
@@ -50,8 +51,9 @@ extension LifecycleTests {
       #expect(lines.last == "EXIT", "\(lines)", sourceLocation: sourceLocation)
     }
 
-    /// Runs the fixture against `url`, sends it `SIGTERM` once it said `READY` and `signalWhen` holds, and returns
-    /// what it printed once it has exited (with status 0).
+    /// Runs the fixture against `url`, sends it `SIGTERM` once it said `READY` and `signalWhen` holds (again, until
+    /// it says the shutdown began: the group installs its signal handling in steps), and returns what it printed once
+    /// it has exited (with status 0).
     private func runFixture(
       url: URL,
       gracePeriodMilliseconds: Int,
@@ -65,23 +67,43 @@ extension LifecycleTests {
       child.standardOutput = output
       child.standardError = FileHandle.nullDevice
       try child.run()
-      let reader = output.fileHandleForReading
-      var text = ""
-      while !text.contains("READY\n") {
-        let chunk = reader.availableData
-        if chunk.isEmpty { break }  // the fixture ended on its own
-        text += String(decoding: chunk, as: UTF8.self)
+      let printed = Printed()
+      let handle = output.fileHandleForReading
+      let reader = Thread {
+        while true {
+          let chunk = handle.availableData
+          if chunk.isEmpty { break }
+          printed.append(chunk)
+        }
+        printed.close()
       }
-      try #require(text.contains("READY\n"), "the fixture did not start: \(text)")
+      reader.start()
+      defer {
+        if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+      }
+
+      for _ in 0..<1000 where !printed.contains("READY") && !printed.isClosed {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      try #require(printed.contains("READY"), "the fixture did not start: \(printed.text)")
       for _ in 0..<500 where !ready() {
         try await Task.sleep(for: .milliseconds(10))
       }
       try #require(ready(), "the fixture never sent its request")
-      kill(child.processIdentifier, SIGTERM)
-      text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+      for _ in 0..<20 where !printed.contains("SHUTDOWN") && !printed.isClosed {
+        kill(child.processIdentifier, SIGTERM)
+        for _ in 0..<50 where !printed.contains("SHUTDOWN") && !printed.isClosed {
+          try await Task.sleep(for: .milliseconds(10))
+        }
+      }
+      try #require(printed.contains("SHUTDOWN"), "SIGTERM did not start the shutdown: \(printed.text)")
+      for _ in 0..<3000 where !printed.isClosed {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      try #require(printed.isClosed, "the fixture did not exit: \(printed.text)")
       child.waitUntilExit()
-      #expect(child.terminationReason == .exit && child.terminationStatus == 0, "\(text)")
-      return text.split(separator: "\n").map(String.init)
+      #expect(child.terminationReason == .exit && child.terminationStatus == 0, "\(printed.text)")
+      return printed.text.split(separator: "\n").map(String.init)
     }
 
     /// The fixture executable, built next to the test bundle by `swift build --build-tests`.
@@ -105,5 +127,26 @@ extension LifecycleTests {
       )
       return fixture
     }
+  }
+}
+
+/// What a child process printed, appended by the thread that reads its output.
+private final class Printed: Sendable {
+  private let state = Locked<(text: String, closed: Bool)>(("", false))
+
+  var text: String { state.withLock { $0.text } }
+  var isClosed: Bool { state.withLock { $0.closed } }
+
+  func append(_ data: Data) {
+    state.withLock { $0.text += String(decoding: data, as: UTF8.self) }
+  }
+
+  func close() {
+    state.withLock { $0.closed = true }
+  }
+
+  /// Whether a whole line reads `line`.
+  func contains(_ line: String) -> Bool {
+    text.split(separator: "\n").contains { $0 == line }
   }
 }
