@@ -15,7 +15,7 @@ import Tracing
 /// let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
 /// ```
 ///
-/// - **No tracer, no cost.** When neither `InstrumentationSystem.bootstrap(_:)` nor `withTracer(_:_:)` set an
+/// - **No tracer, no change.** When neither `InstrumentationSystem.bootstrap(_:)` nor `withTracer(_:_:)` set an
 ///   instrument, the request passes through untouched: no span, no header field.
 /// - **Parent.** The span is a child of the caller's `ServiceContext.current` (a server's request span, say).
 /// - **Duration.** The span ends when the response head arrives, or the request fails: the body streams after it
