@@ -574,7 +574,7 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
 // README.md:790, "Tracing".
 #sourceLocation(file:"README.md",line:794)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
-  InstrumentationSystem.bootstrap(tracer) // once per process, at start-up
+  InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
   return Networking(transport: .custom(transport))
 }
@@ -583,7 +583,7 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 // README.md:815, "Metrics".
 #sourceLocation(file:"README.md",line:820)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
-  MetricsSystem.bootstrap(metrics) // once per process, at start-up
+  MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
   return Networking(transport: .custom(transport))
 }
