@@ -16,7 +16,7 @@ extension LifecycleTests {
   @Suite struct Signals {
     /// The transfer completes within the grace period; afterwards new requests are refused with `shutDown`, no curl
     /// thread is left and no descriptor opened since the start is still open.
-    @Test(.timeLimit(.minutes(1))) func sigtermMidTransferCompletesWithinTheGracePeriod() async throws {
+    @Test(.timeLimit(.minutes(3))) func sigtermMidTransferCompletesWithinTheGracePeriod() async throws {
       let server = try TestServer(echo: .body)
       defer { server.stop() }
       let lines = try await runFixture(
@@ -31,7 +31,7 @@ extension LifecycleTests {
     }
 
     /// The transfer outlasts the grace period: it is cancelled after it, and the process still ends cleanly.
-    @Test(.timeLimit(.minutes(1))) func sigtermMidTransferCancelsAfterTheGracePeriod() async throws {
+    @Test(.timeLimit(.minutes(3))) func sigtermMidTransferCancelsAfterTheGracePeriod() async throws {
       let server = try TestServer(echo: .body)
       defer { server.stop() }
       let lines = try await runFixture(
@@ -82,22 +82,22 @@ extension LifecycleTests {
         if child.isRunning { kill(child.processIdentifier, SIGKILL) }
       }
 
-      for _ in 0..<1000 where !printed.contains("READY") && !printed.isClosed {
+      for _ in 0..<6000 where !printed.contains("READY") && !printed.isClosed {
         try await Task.sleep(for: .milliseconds(10))
       }
       try #require(printed.contains("READY"), "the fixture did not start: \(printed.text)")
-      for _ in 0..<500 where !ready() {
+      for _ in 0..<3000 where !ready() {
         try await Task.sleep(for: .milliseconds(10))
       }
       try #require(ready(), "the fixture never sent its request")
-      for _ in 0..<20 where !printed.contains("SHUTDOWN") && !printed.isClosed {
+      for _ in 0..<10 where !printed.contains("SHUTDOWN") && !printed.isClosed {
         kill(child.processIdentifier, SIGTERM)
-        for _ in 0..<50 where !printed.contains("SHUTDOWN") && !printed.isClosed {
+        for _ in 0..<200 where !printed.contains("SHUTDOWN") && !printed.isClosed {
           try await Task.sleep(for: .milliseconds(10))
         }
       }
       try #require(printed.contains("SHUTDOWN"), "SIGTERM did not start the shutdown: \(printed.text)")
-      for _ in 0..<3000 where !printed.isClosed {
+      for _ in 0..<6000 where !printed.isClosed {
         try await Task.sleep(for: .milliseconds(10))
       }
       try #require(printed.isClosed, "the fixture did not exit: \(printed.text)")
