@@ -6,6 +6,9 @@ STRICT_FLAGS   := -Xswiftc -warnings-as-errors
 # SwiftPM's generated test runner has public classes of its own that would trip it.
 SENDABLE_FLAGS := $(STRICT_FLAGS) -Xswiftc -Xfrontend -Xswiftc -require-explicit-sendable
 SENDABLE_SCRATCH := .build-sendable
+# What SwiftPM says of a dependency's own layout on every load of the package graph (swift-distributed-tracing 1.7.3
+# leaves a file of its sources undeclared): not this project's warning, so the warning checks below skip it.
+DEPENDENCY_LAYOUT_WARNING := ^warning: 'swift-distributed-tracing': found [0-9]* file(s) which are unhandled
 TSAN_SCRATCH   := .build-tsan
 ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
@@ -31,7 +34,8 @@ build: setup
 	@$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS) > $(SENDABLE_SCRATCH).log 2>&1; \
 	  status=$$?; cat $(SENDABLE_SCRATCH).log; \
 	  if [ $$status -ne 0 ]; then exit $$status; fi; \
-	  if grep -q "warning:" $(SENDABLE_SCRATCH).log; then echo "make build: the library build printed warnings"; exit 1; fi
+	  if grep -v "$(DEPENDENCY_LAYOUT_WARNING)" $(SENDABLE_SCRATCH).log | grep -q "warning:"; then \
+	    echo "make build: the library build printed warnings"; exit 1; fi
 	$(SWIFT) build --build-tests $(STRICT_FLAGS)
 
 ## platform-check: every Swift file of Modules/ and Tests/Support that uses libc imports it for Glibc, Musl and Darwin
@@ -110,7 +114,7 @@ install-check: setup
 DOCS_SCRATCH   := .build-docs
 DOCS_TARGETS   := MalibuPromises MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
   MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu \
-  MalibuOpenAPI
+  MalibuOpenAPI MalibuTracing MalibuMetrics MalibuLifecycle
 
 ## docs: build the documentation of every module (.build-docs/plugins/Swift-DocC/outputs/Malibu.doccarchive);
 ## fails on any warning (a broken link, an unknown symbol, a malformed page)
@@ -121,7 +125,7 @@ docs: setup
 	  > $(DOCS_SCRATCH).log 2>&1; \
 	  status=$$?; cat $(DOCS_SCRATCH).log; \
 	  if [ $$status -ne 0 ]; then exit $$status; fi; \
-	  if grep -qE "(warning|error):" $(DOCS_SCRATCH).log; then \
+	  if grep -v "$(DEPENDENCY_LAYOUT_WARNING)" $(DOCS_SCRATCH).log | grep -qE "(warning|error):"; then \
 	    echo "make docs: the documentation build printed warnings"; exit 1; fi
 
 ## readme: regenerate Tests/ReadmeTests/README+Snippets.swift from README.md's Swift blocks

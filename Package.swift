@@ -208,6 +208,86 @@ let package = Package(
   ]
 )
 
+// MARK: Server integrations (issue: Malibu in the Swift server ecosystem)
+// Each is a product of its own with its one ecosystem dependency; no core target imports them, so the core products
+// keep swift-http-types and swift-log only.
+package.dependencies += [
+  .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+  .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+  .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+]
+package.products += [
+  .library(name: "MalibuTracing", targets: ["MalibuTracing"]),
+  .library(name: "MalibuMetrics", targets: ["MalibuMetrics"]),
+  .library(name: "MalibuLifecycle", targets: ["MalibuLifecycle"]),
+]
+package.targets += [
+  .target(
+    name: "MalibuTracing",
+    dependencies: [
+      "MalibuCore", "MalibuTransport", "MalibuLogging", .product(name: "Tracing", package: "swift-distributed-tracing"),
+    ],
+    path: "Modules/Tracing"
+  ),
+  .target(
+    name: "MalibuMetrics",
+    dependencies: ["MalibuCore", "MalibuTransport", .product(name: "CoreMetrics", package: "swift-metrics")],
+    path: "Modules/Metrics"
+  ),
+  .target(
+    name: "MalibuLifecycle",
+    dependencies: [
+      "MalibuTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    ],
+    path: "Modules/Lifecycle"
+  ),
+  // A server process for the lifecycle tests to launch and send SIGTERM to (not a product).
+  .executableTarget(
+    name: "MalibuLifecycleFixture",
+    dependencies: [
+      "MalibuLifecycle", "Malibu", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+    ],
+    path: "Tests/LifecycleFixture"
+  ),
+  .testTarget(
+    name: "MalibuTracingTests",
+    dependencies: [
+      "MalibuTracing", "MalibuCurl", "MalibuStorage", "MalibuTestSupport",
+      .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+    ],
+    path: "Tests/TracingTests"
+  ),
+  .testTarget(
+    name: "MalibuMetricsTests",
+    dependencies: [
+      "MalibuMetrics", "MalibuCurl", "MalibuTestSupport",
+      .product(name: "MetricsTestKit", package: "swift-metrics"),
+    ],
+    path: "Tests/MetricsTests"
+  ),
+  .testTarget(
+    name: "MalibuLifecycleTests",
+    dependencies: [
+      "MalibuLifecycle", "Malibu", "MalibuTestSupport",
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+    ],
+    path: "Tests/LifecycleTests"
+  ),
+]
+
+// README.md's "On a server" examples import the integrations.
+for target in package.targets where target.name == "MalibuReadmeTests" {
+  target.dependencies += [
+    "MalibuTracing", "MalibuMetrics", "MalibuLifecycle",
+    .product(name: "Tracing", package: "swift-distributed-tracing"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+  ]
+}
+
 // Settings once, for every Swift target: the upcoming features the whole code base is written for.
 // Strict flags (-warnings-as-errors, -require-explicit-sendable) come from the Makefile.
 for target in package.targets where target.type != .system {

@@ -65,6 +65,8 @@ final class CurlEngine {
       curl_multi_perform(multi, &running)
       let finishedAny = collectFinished()
       flushDirty()
+      // Draining (a graceful shutdown, or the transport released): the last transfer just ended.
+      if phase == .draining && finishedAny && transfers.isEmpty { return }
       let wait = checkDeadlines()
       guard wait != 0 else { continue }
       // A caller just woken is likely to send its next request within microseconds: wait for it here rather than

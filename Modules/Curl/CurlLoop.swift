@@ -45,6 +45,12 @@ final class CurlLoop: TaskExecutor {
     var sleeping = false
     var thread: LoopThread?
     var threadReleased = false
+    /// Set by a graceful shutdown (``drain(refusing:)``): what a new transfer fails with from then on.
+    var refusal: TransportError?
+    /// The thread has freed every handle and ended its work (or never started).
+    var threadEnded = false
+    /// Callers of ``waitUntilStopped()``, resumed once the thread has ended its work.
+    var stopWaiters: [UnsafeContinuation<Void, Never>] = []
   }
 
   let configuration: CurlTransport.Configuration
@@ -101,7 +107,7 @@ final class CurlLoop: TaskExecutor {
     switch admission {
     case .queued(let multi): if let multi { wake(multi) }
     case .noThread: job.sink.fail(TransportError(code: .other, message: "could not start the libcurl loop thread"))
-    case .closed: job.sink.fail(TransportError.shutDown)
+    case .closed: job.sink.fail(withInbox { $0.refusal } ?? TransportError.shutDown)
     case nil: job.sink.fail(TransportError.cancelled())
     }
   }
@@ -169,6 +175,51 @@ final class CurlLoop: TaskExecutor {
     } else {
       pthread_join(thread, nil)
     }
+  }
+
+  /// Begins a graceful shutdown: from now on a new transfer fails with `refusal`; the running ones go on, and the
+  /// thread ends once the last one has (as after ``release()``, but the thread is still joined by ``shutdown()``).
+  /// - Returns: Whether a thread runs (or is ending) that ``waitUntilStopped()`` can wait for.
+  func drain(refusing refusal: TransportError) -> Bool {
+    let (multi, running): (MultiHandleReference?, Bool) = withInbox { inbox in
+      if inbox.refusal == nil { inbox.refusal = refusal }
+      switch inbox.phase {
+      case .idle:
+        inbox.phase = .stopped
+        return (nil, false)
+      case .running:
+        inbox.phase = .draining
+        return (wakeIfSleeping(&inbox), true)
+      case .draining, .stopping:
+        return (nil, true)
+      case .stopped:
+        return (nil, inbox.thread != nil && !inbox.threadEnded)
+      }
+    }
+    if let multi { wake(multi) }
+    return running
+  }
+
+  /// Returns once the loop thread has ended its work and freed every libcurl handle (at once when there is none).
+  func waitUntilStopped() async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      let ended = withInbox { inbox in
+        guard inbox.thread != nil, !inbox.threadEnded else { return true }
+        inbox.stopWaiters.append(continuation)
+        return false
+      }
+      if ended { continuation.resume() }
+    }
+  }
+
+  /// On the loop thread, as its last step: marks its work ended and wakes the callers of ``waitUntilStopped()``.
+  private func endThread() {
+    let waiters = withInbox { inbox in
+      inbox.threadEnded = true
+      defer { inbox.stopWaiters = [] }
+      return inbox.stopWaiters
+    }
+    for waiter in waiters { waiter.resume() }
   }
 
   /// The transport is gone: finish the running transfers, then end the thread without anyone waiting for it.
@@ -242,6 +293,7 @@ final class CurlLoop: TaskExecutor {
     guard let engine = CurlEngine(loop: self) else {
       let error = TransportError(code: .other, message: "libcurl could not create a multi handle")
       for command in retire() { command.abandon(with: error) }
+      endThread()
       return
     }
     withInbox { inbox in
@@ -251,6 +303,7 @@ final class CurlLoop: TaskExecutor {
     let leftovers = retire()
     while wakers.load(ordering: .acquiring) > 0 { sched_yield() }
     engine.close(leftovers: leftovers)
+    endThread()
   }
 
   /// Takes the waiting commands (swapping in `buffer`, which must be empty, so no allocation happens per round) and

@@ -150,4 +150,33 @@ public final class CurlTransport: Transport {
   public func shutdown() {
     loop.shutdown()
   }
+
+  /// Shuts down gracefully: a request sent from now on fails at once with
+  /// ``/MalibuTransport/TransportError/Code/shutDown``; the transfers already running (a body still streaming
+  /// included) go on for up to `gracePeriod`, and those still running then are cancelled, as by ``shutdown()``. Returns
+  /// once the loop thread has ended and every handle and connection is freed.
+  ///
+  /// ```swift
+  /// await transport.shutdown(gracePeriod: .seconds(10))
+  /// ```
+  /// Cancelling the calling task ends the grace period at once. A later ``shutdown()`` or
+  /// `shutdown(gracePeriod:)` (from another task too) ends the same way.
+  /// - Parameter gracePeriod: How long running transfers may go on.
+  public func shutdown(gracePeriod: Duration) async {
+    let loop = self.loop
+    guard loop.drain(refusing: .shuttingDown("CurlTransport")) else {
+      loop.shutdown()
+      return
+    }
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await loop.waitUntilStopped() }
+      group.addTask { try? await Task.sleep(for: gracePeriod) }
+      _ = await group.next()
+      // Whichever came first: cancel what still runs (nothing, when the transfers are done) and join the thread.
+      loop.shutdown()
+      group.cancelAll()
+    }
+  }
 }
+
+extension CurlTransport: Drainable {}

@@ -33,8 +33,8 @@ extension Networking {
   @discardableResult
   public func download(_ endpoint: R, to destination: URL, resume: Bool = false) -> Promise<DownloadedFile> {
     let promise = Promise<DownloadedFile>()
+    guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
     let ticket = limiter.reserve()
-    let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
       var sent: HTTPRequest?
       var source = endpoint.request

@@ -41,9 +41,9 @@ extension Networking {
   @discardableResult
   public func replay() -> Promise<[ReplayOutcome]> {
     let promise = Promise<[ReplayOutcome]>()
+    guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
     let turns = ReplayTurns.limiter(for: offlineStore)
     let ticket = turns.reserve()
-    let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
       do {
         try await turns.wait(for: ticket)

@@ -28,8 +28,8 @@ extension Networking {
   ///   (code `transportFailed` with the `TransportError`, or `cancelled`).
   public func stream(_ endpoint: R) async throws -> StreamedResponse {
     let promise = Promise<StreamHandoff>()
+    guard let key = reserveFlight() else { throw NetworkError.shutDown() }
     let ticket = limiter.reserve()
-    let key = flights.withLock { $0.reserve() }
     let task = Task { [self] in
       defer { land(key) }
       var sent = endpoint.request

@@ -274,13 +274,13 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// Starts a request with what the caller set for it alone.
   private func start(_ endpoint: R, control: RequestControl) -> NetworkPromise {
     let promise = NetworkPromise()
+    guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
     let ticket = limiter.reserve()
     // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
     // the calling thread until it first waits (for its slot, the middleware gate or the transport), which saves a
     // thread hop per request; elsewhere it starts as a plain `Task`.
     // A caller running on the transport's own thread (`Transport.taskExecutor`) keeps it for the request too.
     let executor = inheritedExecutor()
-    let key = flights.withLock { $0.reserve() }
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
       task = Task.immediate(executorPreference: executor) { [self] in
@@ -715,6 +715,8 @@ struct NetworkingFlights: Sendable {
   }
 
   private var nextID: UInt64 = 0
+  /// Set by `shutdown(gracePeriod:)`: no new flight is taken from then on.
+  var isShutDown = false
   /// How many slots are taken (`Networking.inFlight`), and who is told of every change (`Networking.activity`).
   private(set) var count = 0
   var watchers = ActivityWatchers()

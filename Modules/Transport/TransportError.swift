@@ -58,6 +58,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// The proxy was reached but would not relay the transfer: its handshake failed, or it could not reach the
     /// target (a SOCKS5 or `CONNECT` refusal).
     public static let proxyFailed = Code("proxyFailed")
+    /// The transport is shutting down gracefully, or has shut down (`shutdown(gracePeriod:)`, ``Drainable``): it
+    /// takes no new request. Raised before anything is sent.
+    public static let shutDown = Code("shutDown")
     /// Anything else the underlying library reported; the message says what.
     public static let other = Code("other")
 
@@ -141,6 +144,16 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         + "(407 Proxy Authentication Required)"
     }
     return TransportError(code: .proxyAuthenticationFailed, message: message)
+  }
+
+  /// The refusal of a request sent after a graceful shutdown began (``Code/shutDown``).
+  /// - Parameter transport: The transport's type name, for the message.
+  /// - Returns: The error.
+  package static func shuttingDown(_ transport: String) -> TransportError {
+    TransportError(
+      code: .shutDown,
+      message: "the \(transport) is shutting down (shutdown(gracePeriod:) was called): it takes no new requests"
+    )
   }
 
   static func cancelled() -> TransportError {

@@ -31,6 +31,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     for exchange in exchanges.withLock({ Array($0.values) }) { exchange.fail(error) }
   }
 
+  /// How many exchanges are in flight (their tasks not completed).
+  var exchangeCount: Int {
+    exchanges.withLock { $0.count }
+  }
+
   private func exchange(for task: URLSessionTask) -> Exchange? {
     exchanges.withLock { $0[ObjectIdentifier(task)] }
   }

@@ -27,9 +27,13 @@ public import Foundation
 ///
 /// Keep the transport alive while responses stream: ``shutdown()``, which also runs when the transport is released,
 /// cancels everything in flight.
-public final class URLSessionTransport: Transport {
+public final class URLSessionTransport: Transport, Drainable {
   private struct Sessions {
     var isShutDown = false
+    /// Set by a graceful shutdown: what a new request fails with from then on.
+    var refusal: TransportError?
+    /// Calls of `send` between their start and their response head (or failure).
+    var sending = 0
     var byKey: [SessionKey: URLSession] = [:]
   }
 
@@ -94,6 +98,13 @@ public final class URLSessionTransport: Transport {
     -> TransportResponse
   {
     if Task.isCancelled { throw TransportError(code: .cancelled, message: "the transfer was cancelled") }
+    let refusal: TransportError? = sessions.withLock { state in
+      if let refusal = state.refusal { return refusal }
+      state.sending += 1
+      return nil
+    }
+    if let refusal { throw refusal }
+    defer { sessions.withLock { $0.sending -= 1 } }
     let request = try options.insecureHTTP.apply(to: request)
     var url = try Self.validate(request, body: body, options: options, urls: urls)
     let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
@@ -147,6 +158,28 @@ public final class URLSessionTransport: Transport {
     guard !all.isEmpty else { return }
     delegate.failAll(TransportError(code: .cancelled, message: "the transport was shut down"))
     for session in all { session.invalidateAndCancel() }
+  }
+
+  /// Shuts down gracefully: a request sent from now on fails at once with `TransportError/Code/shutDown`; the
+  /// requests already running (a body still streaming included) go on for up to `gracePeriod`; then ``shutdown()``
+  /// cancels what is left and invalidates the sessions. Cancelling the calling task ends the grace period at once.
+  ///
+  /// ```swift
+  /// await transport.shutdown(gracePeriod: .seconds(10))
+  /// ```
+  /// - Parameter gracePeriod: How long running requests may go on.
+  public func shutdown(gracePeriod: Duration) async {
+    sessions.withLock { state in
+      if state.refusal == nil { state.refusal = .shuttingDown("URLSessionTransport") }
+    }
+    // URLSession tells no one when its last task ends, so the drain looks every few milliseconds.
+    let deadline = ContinuousClock.now + gracePeriod
+    while !Task.isCancelled, ContinuousClock.now < deadline,
+      sessions.withLock({ $0.sending }) > 0 || delegate.exchangeCount > 0
+    {
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    shutdown()
   }
 
   // MARK: One hop

@@ -7,18 +7,26 @@
 
 import Foundation
 import HTTPTypes
+import Logging
 import Malibu
 import MalibuCore
 import MalibuCurl
 import MalibuEncoding
+import MalibuLifecycle
+import MalibuMetrics
 import MalibuOpenAPI
 import MalibuOpenAPIExampleClient
 import MalibuSerialization
+import MalibuTracing
 import MalibuTransport
 import MalibuURLSession
 import MalibuValidation
+import Metrics
 import OpenAPIRuntime
+import ServiceLifecycle
 import Testing
+import Tracing
+import UnixSignals
 
 // README.md:19, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
 
@@ -708,42 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:936, "Using single modules".
-func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:939)
-  let transport = CurlTransport()
-  var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
-  head.headerFields[.accept] = "application/json"
-  let (answer, data, finalURL) = try await transport.data(for: head)  // no body, TransferOptions(), 256 MiB at most
-  #sourceLocation()
-  _ = (transport, head, answer, data, finalURL)
-}
-
-/// README.md:947, "Using single modules".
-func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:958)
-  let transport = CurlTransport()
-  let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
-  let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
-  var head = HTTPRequest(method: .get, url: url)
-  head.headerFields[.accept] = "application/json"
-  let (answer, data, finalURL) = try await transport.data(for: head, upTo: 1 << 20)  // also body:, options:
-  let response = Response(data: data, status: answer.status, headers: answer.headerFields, request: head)
-  let boards = try response.validate().decode([Board].self)
-
-  let json = try JSONParameterEncoder().encode(parameters: ["title": "Balsa", "type": 1])  // {"title":"Balsa","type":1}
-  let form = try FormURLEncoder().encode(parameters: ["firstname": "John", "lastname": "Doe"])  // firstname=John&...
-  var upload = MultipartFormData()
-  upload.append("John", name: "firstname")
-  upload.append(fileAt: URL(fileURLWithPath: "/tmp/photo.jpg"), name: "photo", mimeType: "image/jpeg")
-  let length = upload.contentLength  // exact, before anything is read; transports stream the file from disk
-  #sourceLocation()
-  _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
-}
-
-/// README.md:987, "OpenAPI".
+/// README.md:944, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:991)
+  #sourceLocation(file:"README.md",line:948)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -763,9 +738,81 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-/// README.md:1069, "Transports".
+// README.md:977, "Tracing".
+#sourceLocation(file:"README.md",line:981)
+func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
+  InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
+  let transport = CurlTransport().with(middleware: [TracingMiddleware()])
+  return Networking(transport: .custom(transport))
+}
+#sourceLocation()
+
+// README.md:1002, "Metrics".
+#sourceLocation(file:"README.md",line:1007)
+func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
+  MetricsSystem.bootstrap(metrics)  // once per process, at start-up
+  let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
+  return Networking(transport: .custom(transport))
+}
+#sourceLocation()
+
+/// README.md:1022, "Graceful shutdown".
+func readmeGracefulShutdown() async throws {
+  #sourceLocation(file:"README.md",line:1023)
+  await networking.shutdown(gracePeriod: .seconds(10))
+  #sourceLocation()
+}
+
+// README.md:1030, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1036)
+func runServer(_ server: some Service, logger: Logger) async throws {
+  let transport = CurlTransport()
+  let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+  let group = ServiceGroup(
+    services: [MalibuService([networking, transport], gracePeriod: .seconds(10)), server],
+    gracefulShutdownSignals: [.sigterm],
+    logger: logger
+  )
+  try await group.run()
+}
+#sourceLocation()
+
+/// README.md:1061, "Using single modules".
+func readmeUsingSingleModules() async throws {
+  #sourceLocation(file:"README.md",line:1064)
+  let transport = CurlTransport()
+  var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
+  head.headerFields[.accept] = "application/json"
+  let (answer, data, finalURL) = try await transport.data(for: head)  // no body, TransferOptions(), 256 MiB at most
+  #sourceLocation()
+  _ = (transport, head, answer, data, finalURL)
+}
+
+/// README.md:1072, "Using single modules".
+func readmeUsingSingleModules2() async throws {
+  #sourceLocation(file:"README.md",line:1083)
+  let transport = CurlTransport()
+  let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
+  let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
+  var head = HTTPRequest(method: .get, url: url)
+  head.headerFields[.accept] = "application/json"
+  let (answer, data, finalURL) = try await transport.data(for: head, upTo: 1 << 20)  // also body:, options:
+  let response = Response(data: data, status: answer.status, headers: answer.headerFields, request: head)
+  let boards = try response.validate().decode([Board].self)
+
+  let json = try JSONParameterEncoder().encode(parameters: ["title": "Balsa", "type": 1])  // {"title":"Balsa","type":1}
+  let form = try FormURLEncoder().encode(parameters: ["firstname": "John", "lastname": "Doe"])  // firstname=John&...
+  var upload = MultipartFormData()
+  upload.append("John", name: "firstname")
+  upload.append(fileAt: URL(fileURLWithPath: "/tmp/photo.jpg"), name: "photo", mimeType: "image/jpeg")
+  let length = upload.contentLength  // exact, before anything is read; transports stream the file from disk
+  #sourceLocation()
+  _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
+}
+
+/// README.md:1159, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1070)
+  #sourceLocation(file:"README.md",line:1160)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -1,0 +1,159 @@
+public import CoreMetrics
+import Foundation
+public import HTTPTypes
+public import MalibuTransport
+
+/// Middleware that reports each request to swift-metrics: how many, how long, how many at once, how many bytes each
+/// way and how many resends, under the names of ``HTTPClientMetrics``.
+///
+/// ```swift
+/// MetricsSystem.bootstrap(myMetricsFactory)   // once, at start-up (Prometheus, OTel, …)
+/// let transport = CurlTransport().with(middleware: [MetricsMiddleware()])
+/// let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
+/// ```
+///
+/// - **Where.** Placed outermost it counts requests as callers see them, with the resends made below it (by
+///   `RetryMiddleware` or a token refresh) in ``HTTPClientMetrics/resends``; below `RetryMiddleware` (a transport
+///   handed to a `Networking`, under its chain) it counts every attempt.
+/// - **Duration.** From the send to the response head (or the failure), as the tracing span; the body streams after.
+/// - **Bytes.** Out: the request body's length when known before sending (a stream of unknown length is not
+///   recorded). In: the response body's bytes as the caller reads them (decoded), recorded when the body ends, fails
+///   or is dropped; the body is passed through a counting sequence, with its back-pressure and cancellation.
+/// - **Cardinality.** Dimensions are the method, the server's address and port, the status and the error's type;
+///   never the URL's path or query.
+public struct MetricsMiddleware: Middleware {
+  private let factory: any MetricsFactory
+
+  /// Creates the middleware.
+  /// - Parameter factory: Where metrics go; `MetricsSystem.factory` (the bootstrapped backend) by default.
+  public init(factory: (any MetricsFactory)? = nil) {
+    self.factory = factory ?? MetricsSystem.factory
+  }
+
+  /// Reports the request, sends it on and reports its outcome.
+  /// - Parameters:
+  ///   - request: The request head, passed on.
+  ///   - body: The request body, passed on; its length is recorded when known.
+  ///   - options: The transfer options, passed on.
+  ///   - next: The rest of the chain.
+  /// - Returns: The response, its body wrapped to count the bytes read.
+  /// - Throws: The error of the rest of the chain, unchanged.
+  public func intercept(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    next: Next
+  ) async throws -> TransportResponse {
+    let method = HTTPConventions.method(request.method).name
+    var server: [(String, String)] = []
+    if let (address, port) = HTTPConventions.server(of: request) {
+      server = [
+        (HTTPClientMetrics.Dimension.serverAddress, address), (HTTPClientMetrics.Dimension.serverPort, "\(port)"),
+      ]
+    }
+    let base = [(HTTPClientMetrics.Dimension.method, method)] + server
+    let active = Meter(label: HTTPClientMetrics.activeRequests, dimensions: base, factory: factory)
+    if let length = body?.length {
+      Recorder(label: HTTPClientMetrics.requestBodySize, dimensions: base, factory: factory).record(length)
+    }
+    let attempts = TransferAttempts.current ?? TransferAttempts()
+    let start = ContinuousClock.now
+    active.increment()
+    defer { active.decrement() }
+    do {
+      var response = try await TransferAttempts.$current.withValue(attempts) {
+        try await next(request, body, options)
+      }
+      let elapsed = start.duration(to: .now)
+      let status = response.head.status.code
+      var outcome = base + [(HTTPClientMetrics.Dimension.statusCode, "\(status)")]
+      if status >= 400 { outcome.append((HTTPClientMetrics.Dimension.errorType, "\(status)")) }
+      record(elapsed, outcome: outcome, method: method, statusClass: "\(status / 100)xx", resends: attempts, base: base)
+      let factory = self.factory
+      let received = base + [(HTTPClientMetrics.Dimension.statusCode, "\(status)")]
+      response.body = ResponseBody(
+        chunks: CountingBody(body: response.body) { bytes in
+          Recorder(label: HTTPClientMetrics.responseBodySize, dimensions: received, factory: factory).record(bytes)
+        },
+        expectedLength: response.body.expectedLength
+      )
+      return response
+    } catch {
+      let elapsed = start.duration(to: .now)
+      let type = HTTPConventions.errorType(of: error)
+      let outcome = base + [(HTTPClientMetrics.Dimension.errorType, type)]
+      record(
+        elapsed,
+        outcome: outcome,
+        method: method,
+        statusClass: nil,
+        errorType: type,
+        resends: attempts,
+        base: base
+      )
+      throw error
+    }
+  }
+
+  private func record(
+    _ elapsed: Duration,
+    outcome: [(String, String)],
+    method: String,
+    statusClass: String?,
+    errorType: String? = nil,
+    resends: TransferAttempts,
+    base: [(String, String)]
+  ) {
+    let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+    Timer(label: HTTPClientMetrics.requestDuration, dimensions: outcome, factory: factory)
+      .recordNanoseconds(nanoseconds)
+    var counted = [(HTTPClientMetrics.Dimension.method, method)]
+    if let statusClass { counted.append((HTTPClientMetrics.Dimension.statusClass, statusClass)) }
+    if let errorType { counted.append((HTTPClientMetrics.Dimension.errorType, errorType)) }
+    Counter(label: HTTPClientMetrics.requests, dimensions: counted, factory: factory).increment()
+    let resendCount = resends.resendCount
+    if resendCount > 0 {
+      Counter(label: HTTPClientMetrics.resends, dimensions: base, factory: factory).increment(by: resendCount)
+    }
+  }
+}
+
+/// A response body passed through, counting its bytes; `onEnd` gets the count once, when the body ends, fails or
+/// its reading is cancelled.
+struct CountingBody: AsyncSequence, Sendable {
+  typealias Element = Data
+
+  let body: ResponseBody
+  let onEnd: @Sendable (Int) -> Void
+
+  func makeAsyncIterator() -> Iterator {
+    Iterator(base: body.makeAsyncIterator(), onEnd: onEnd)
+  }
+
+  struct Iterator: AsyncIteratorProtocol {
+    var base: ResponseBody.Iterator
+    let onEnd: @Sendable (Int) -> Void
+    var count = 0
+    var ended = false
+
+    mutating func next() async throws -> Data? {
+      guard !ended else { return nil }
+      do {
+        guard let chunk = try await base.next() else {
+          finish()
+          return nil
+        }
+        count += chunk.count
+        return chunk
+      } catch {
+        finish()
+        throw error
+      }
+    }
+
+    private mutating func finish() {
+      ended = true
+      onEnd(count)
+    }
+  }
+}
