@@ -26,8 +26,8 @@ struct SurfCommand: AsyncParsableCommand {
 }
 
 /// Ends the process with a message on standard error when the run failed.
-func finish(_ run: () async throws(SurfError) -> ExitStatus) async throws {
-  let status: ExitStatus
+func finish(_ run: () async throws(SurfError) -> SurfExitStatus) async throws {
+  let status: SurfExitStatus
   do {
     status = try await run()
   } catch {
@@ -92,7 +92,7 @@ struct Send: AsyncParsableCommand {
 
   func run() async throws {
     installInterruptHandler()
-    try await finish { () async throws(SurfError) -> ExitStatus in
+    try await finish { () async throws(SurfError) -> SurfExitStatus in
       var options = SurfOptions()
       options.style = multipart ? .multipart : form ? .form : .json
       if verbose { options.print = .verbose }
@@ -129,7 +129,7 @@ struct Replay: AsyncParsableCommand {
   var transport = "curl"
 
   func run() async throws {
-    try await finish { () async throws(SurfError) -> ExitStatus in try await Surf().replay(transport: transport) }
+    try await finish { () async throws(SurfError) -> SurfExitStatus in try await Surf().replay(transport: transport) }
   }
 }
 

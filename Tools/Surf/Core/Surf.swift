@@ -91,7 +91,7 @@ public struct Surf: Sendable {
   ///   - options: The options.
   /// - Returns: The exit status.
   /// - Throws: ``SurfError`` for anything that ends the run with a message.
-  public func send(_ arguments: [String], options: SurfOptions) async throws(SurfError) -> ExitStatus {
+  public func send(_ arguments: [String], options: SurfOptions) async throws(SurfError) -> SurfExitStatus {
     let line = try RequestLine(parsing: arguments)
     let hasItemBody = line.items.contains(where: \.isBody)
     let input = options.ignoreStandardInput || console.inputIsTerminal || hasItemBody ? nil : console.readInput()
@@ -110,7 +110,7 @@ public struct Surf: Sendable {
       }
     }
     let endpoint = SurfEndpoint(request: spec.request(storePolicy: options.offline ? .offline : .unspecified))
-    let status: ExitStatus
+    let status: SurfExitStatus
     if options.download {
       status = try await download(endpoint, spec: spec, networking: networking, options: options)
     } else {
@@ -125,7 +125,7 @@ public struct Surf: Sendable {
   /// - Returns: Success when every stored request got a response; the error status when some failed or still
   ///   cannot reach their host (those stay stored).
   /// - Throws: ``SurfError`` when the store cannot be read.
-  public func replay(transport: String = "curl") async throws(SurfError) -> ExitStatus {
+  public func replay(transport: String = "curl") async throws(SurfError) -> SurfExitStatus {
     var options = SurfOptions()
     options.transport = transport
     let networking = try makeNetworking(options: options, cookies: nil)
@@ -135,7 +135,7 @@ public struct Surf: Sendable {
     } catch {
       throw SurfError(status: .error, message: "the offline store cannot be read: \(error)", underlyingError: error)
     }
-    var status = ExitStatus.success
+    var status = SurfExitStatus.success
     for outcome in outcomes {
       switch outcome {
       case .success(let response):
@@ -215,7 +215,7 @@ public struct Surf: Sendable {
     spec: RequestSpec,
     networking: Networking<SurfEndpoint>,
     options: SurfOptions
-  ) async throws(SurfError) -> ExitStatus {
+  ) async throws(SurfError) -> SurfExitStatus {
     let bar =
       spec.uploadsFiles && console.errorIsTerminal ? ProgressBar(width: console.width, write: console.error) : nil
     if let bar {
@@ -250,9 +250,9 @@ public struct Surf: Sendable {
     return checked(response.statusCode, options: options)
   }
 
-  func checked(_ statusCode: Int, options: SurfOptions) -> ExitStatus {
+  func checked(_ statusCode: Int, options: SurfOptions) -> SurfExitStatus {
     guard options.checkStatus else { return .success }
-    let status = ExitStatus.checking(statusCode)
+    let status = SurfExitStatus.checking(statusCode)
     if status != .success, !console.outputIsTerminal {
       console.error("surf: warning: HTTP \(statusCode)\n")
     }
@@ -287,7 +287,7 @@ public struct Surf: Sendable {
     spec: RequestSpec,
     networking: Networking<SurfEndpoint>,
     options: SurfOptions
-  ) async throws(SurfError) -> ExitStatus {
+  ) async throws(SurfError) -> SurfExitStatus {
     let destination = destination(for: spec.url, options: options)
     let bar = console.errorIsTerminal ? ProgressBar(width: console.width, write: console.error) : nil
     if let bar {
@@ -303,7 +303,7 @@ public struct Surf: Sendable {
       // A status that is not a file: nothing was written. --check-status gives it HTTPie's exit status.
       bar?.finish()
       let code = error.response?.statusCode ?? 0
-      let status = options.checkStatus ? ExitStatus.checking(code) : .error
+      let status = options.checkStatus ? SurfExitStatus.checking(code) : .error
       throw SurfError(
         status: status == .success ? .error : status,
         message: "download failed: HTTP \(code)",
@@ -373,7 +373,7 @@ public struct Surf: Sendable {
   /// One line and an exit status for a failed request.
   static func failure(_ error: any Error) -> SurfError {
     if let transportError = transportError(in: error) {
-      let status: ExitStatus =
+      let status: SurfExitStatus =
         transportError.isTimeout ? .timeout : transportError.code == .tooManyRedirects ? .tooManyRedirects : .error
       let what: String
       switch transportError.code {

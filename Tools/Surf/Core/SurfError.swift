@@ -10,7 +10,7 @@
 /// | 7 | `--offline`: the host could not be reached; the request was stored for `surf replay` |
 /// | 64 | the command line does not parse (swift-argument-parser's usage error) |
 /// | 130 | interrupted (Ctrl-C) |
-public struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
+public struct SurfExitStatus: Hashable, Sendable, CustomStringConvertible {
   /// The process exit status.
   public let rawValue: Int32
 
@@ -19,28 +19,28 @@ public struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
   public init(_ rawValue: Int32) { self.rawValue = rawValue }
 
   /// Success.
-  public static let success = ExitStatus(0)
+  public static let success = SurfExitStatus(0)
   /// Any failure without a status of its own.
-  public static let error = ExitStatus(1)
+  public static let error = SurfExitStatus(1)
   /// A timeout.
-  public static let timeout = ExitStatus(2)
+  public static let timeout = SurfExitStatus(2)
   /// A 3xx response under `--check-status`.
-  public static let redirection = ExitStatus(3)
+  public static let redirection = SurfExitStatus(3)
   /// A 4xx response under `--check-status`.
-  public static let clientError = ExitStatus(4)
+  public static let clientError = SurfExitStatus(4)
   /// A 5xx response under `--check-status`.
-  public static let serverError = ExitStatus(5)
+  public static let serverError = SurfExitStatus(5)
   /// Too many redirects.
-  public static let tooManyRedirects = ExitStatus(6)
+  public static let tooManyRedirects = SurfExitStatus(6)
   /// Stored offline: the host could not be reached and the request waits for `surf replay`.
-  public static let storedOffline = ExitStatus(7)
+  public static let storedOffline = SurfExitStatus(7)
   /// Interrupted by SIGINT.
-  public static let interrupted = ExitStatus(130)
+  public static let interrupted = SurfExitStatus(130)
 
   /// The status `--check-status` gives a response status code: 3, 4 or 5 for 3xx, 4xx and 5xx, else success.
   /// - Parameter statusCode: The response's status code.
   /// - Returns: The exit status.
-  public static func checking(_ statusCode: Int) -> ExitStatus {
+  public static func checking(_ statusCode: Int) -> SurfExitStatus {
     switch statusCode {
     case 300..<400: return .redirection
     case 400..<500: return .clientError
@@ -56,7 +56,7 @@ public struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
 /// A failure of `surf`: what to print (one line, never a secret) and the exit status.
 public struct SurfError: Error, Sendable, CustomStringConvertible {
   /// The exit status the process ends with.
-  public var status: ExitStatus
+  public var status: SurfExitStatus
   /// One line saying what went wrong.
   public var message: String
   /// The error that caused it, if any (a `NetworkError`, a `TransportError`, a file-system error).
@@ -67,7 +67,7 @@ public struct SurfError: Error, Sendable, CustomStringConvertible {
   ///   - status: The exit status.
   ///   - message: One line saying what went wrong.
   ///   - underlyingError: The cause.
-  public init(status: ExitStatus, message: String, underlyingError: (any Error)? = nil) {
+  public init(status: SurfExitStatus, message: String, underlyingError: (any Error)? = nil) {
     self.status = status
     self.message = message
     self.underlyingError = underlyingError
