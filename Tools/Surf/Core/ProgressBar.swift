@@ -86,7 +86,8 @@ extension String {
 /// the transfer ends. Only made when standard error is a terminal.
 public final class ProgressBar: Sendable {
   private struct State {
-    var start: ContinuousClock.Instant?
+    /// When the bar was made, just before the request starts: the rate counts from there.
+    var start = ContinuousClock.now
     var lastDraw: ContinuousClock.Instant?
     var drawn = false
     var finished = false
@@ -114,8 +115,7 @@ public final class ProgressBar: Sendable {
     let line: String? = state.withLock { state in
       // Nothing to show before the first byte moves (the totals are not known yet either).
       guard !state.finished, done > 0 || total != nil else { return nil }
-      let start = state.start ?? now
-      state.start = start
+      let start = state.start
       let complete = total.map { done >= $0 } ?? false
       if let last = state.lastDraw, now - last < .milliseconds(100), !complete { return nil }
       state.lastDraw = now

@@ -159,7 +159,9 @@ public struct Surf: Sendable {
   func makeNetworking(options: SurfOptions, cookies: CookieJar?) throws(SurfError) -> Networking<SurfEndpoint> {
     let transport: TransportKind
     switch options.transport.lowercased() {
+    #if canImport(MalibuCurl)
     case "curl": transport = .curl
+    #endif
     case "urlsession": transport = .urlSession
     default: throw SurfError.usage("--transport: '\(options.transport)' is not curl or urlsession")
     }
@@ -348,7 +350,7 @@ public struct Surf: Sendable {
   // MARK: - Errors
 
   func failure(_ error: any Error, options: SurfOptions, spec: RequestSpec) -> SurfError {
-    let failure = Self.failure(error)
+    let failure = Self.failure(error, target: "\(spec.method) \(spec.url.absoluteString)")
     if options.offline, let transportError = Self.transportError(in: error),
       Networking<SurfEndpoint>.offlineErrorCodes.contains(transportError.code)
     {
@@ -371,7 +373,11 @@ public struct Surf: Sendable {
   }
 
   /// One line and an exit status for a failed request.
-  static func failure(_ error: any Error) -> SurfError {
+  /// - Parameters:
+  ///   - error: What the request failed with.
+  ///   - target: `METHOD URL`, named instead of the transport's own words for a refused connection or a host name
+  ///     that does not resolve (whose messages say little more).
+  static func failure(_ error: any Error, target: String? = nil) -> SurfError {
     if let transportError = transportError(in: error) {
       let status: SurfExitStatus =
         transportError.isTimeout ? .timeout : transportError.code == .tooManyRedirects ? .tooManyRedirects : .error
@@ -386,7 +392,11 @@ public struct Surf: Sendable {
       case .tooManyRedirects: what = "too many redirects"
       default: what = "\(transportError.code)"
       }
-      return SurfError(status: status, message: "\(what): \(transportError.message)", underlyingError: error)
+      let detail =
+        [.connectionRefused, .dnsFailure].contains(transportError.code)
+        ? target ?? transportError.message
+        : transportError.message
+      return SurfError(status: status, message: "\(what): \(detail)", underlyingError: error)
     }
     if let error = error as? NetworkError {
       if let download = error.underlyingError as? DownloadError {
