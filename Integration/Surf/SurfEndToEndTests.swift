@@ -97,6 +97,8 @@ import Testing
     let head = try await sandbox.run(["--print", "h", try await url("/get")])
     #expect(head.text.hasPrefix("HTTP 200 OK\n"))
     #expect(!head.text.contains("\"args\""))
+    let binary = try await sandbox.run([try await url("/bytes/64?seed=7")])
+    #expect(binary.status == 0 && binary.stdout.count == 64, "piped: the bytes as they came: \(binary)")
     let coloured = try await sandbox.run(["--pretty", "all", try await url("/get")])
     #expect(coloured.text.contains("\u{1B}[34m\"args\"\u{1B}[0m"), "\(coloured)")
     #expect(coloured.text.contains("\n    \u{1B}"), "four-space indentation")

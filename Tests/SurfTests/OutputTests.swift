@@ -45,7 +45,8 @@ import Testing
 
   @Test func noneLeavesTheBodyAlone() {
     let formatter = Formatter(pretty: Pretty(colors: false, format: false))
-    #expect(formatter.body(Data("{\"a\":1}".utf8), contentType: "application/json", terminal: false) == "{\"a\":1}\n")
+    #expect(formatter.body(Data("{\"a\":1}".utf8), contentType: "application/json", terminal: false) == nil)
+    #expect(formatter.body(Data("{\"a\":1}".utf8), contentType: "application/json", terminal: true) == "{\"a\":1}\n")
   }
 
   @Test func binaryBodiesAreNotWrittenToATerminal() {

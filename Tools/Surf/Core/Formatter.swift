@@ -93,9 +93,12 @@ public struct Formatter: Sendable {
   ///   - data: The body.
   ///   - contentType: Its `Content-Type`, if any.
   ///   - terminal: Whether it goes to a terminal (binary data is then not written).
-  /// - Returns: The text, or `nil` when the bytes should be written as they are.
+  /// - Returns: The text, or `nil` when the bytes should be written as they are (binary data, or any body when it is
+  ///   not going to a terminal and no formatting or colour is asked for).
   public func body(_ data: Data, contentType: String?, terminal: Bool) -> String? {
     if data.isEmpty { return "" }
+    // Piped and not asked to be pretty: the bytes exactly as they came (`surf URL > file`).
+    if !terminal, !pretty.format, !pretty.colors { return nil }
     guard let text = String(data: data, encoding: .utf8), !data.contains(0) else {
       guard terminal else { return nil }
       return "+-----------------------------------------+\n"

@@ -172,6 +172,8 @@ public struct Surf: Sendable {
       offlineStore: offlineStore
     )
     var transfer = networking.transferOptions
+    guard options.maxRedirects >= 0 else { throw SurfError.usage("--max-redirects cannot be negative") }
+    guard options.retries >= 0 else { throw SurfError.usage("--retry cannot be negative") }
     transfer.redirects = options.follow ? .follow(max: options.maxRedirects) : .none
     if let timeout = options.timeout {
       guard timeout > 0 else { throw SurfError.usage("--timeout must be more than 0 seconds") }
@@ -222,7 +224,9 @@ public struct Surf: Sendable {
       spec.uploadsFiles && console.errorIsTerminal ? ProgressBar(width: console.width, write: console.error) : nil
     if let bar {
       networking.progress = { event in
-        guard let total = event.progress.uploadTotal, event.progress.uploaded < total else { return bar.finish() }
+        // Events before the body's length is known say nothing about the upload; once it is all sent, the bar goes.
+        guard let total = event.progress.uploadTotal else { return }
+        if event.progress.uploaded >= total { return bar.finish() }
         bar.update(done: event.progress.uploaded, total: total)
       }
     }
