@@ -161,6 +161,21 @@ import Testing
     #expect(badItem.stderr.contains("'nonsense' is not a request item"))
   }
 
+  /// A command line that does not parse: 64 (swift-argument-parser's usage error); a missing URL or a bad item: 1.
+  @Test func commandLineMistakes() async throws {
+    defer { sandbox.remove() }
+    let unknown = try await sandbox.run(["--nope", try await url("/get")])
+    #expect(unknown.status == 64, "\(unknown)")
+    #expect(unknown.stderr.contains("Unknown option '--nope'"))
+    let notANumber = try await sandbox.run(["--timeout", "soon", try await url("/get")])
+    #expect(notANumber.status == 64, "\(notANumber)")
+    let noURL = try await sandbox.run([])
+    #expect(noURL.status == 1)
+    #expect(noURL.stderr == "surf: no URL given: surf [METHOD] URL [ITEM …]\n")
+    let good = try await sandbox.run([try await url("/get")])
+    #expect(good.status == 0, "\(good)")
+  }
+
   @Test func downloadResumesAHalfWrittenFile() async throws {
     defer { sandbox.remove() }
     // httpbin's /range streams `abc…z` repeated, slowly (duration), with a strong ETag and Range support.

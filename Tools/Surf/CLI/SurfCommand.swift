@@ -15,10 +15,16 @@ struct SurfCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "surf",
     abstract: "Send HTTP requests from the command line, with Malibu.",
+    usage: """
+      surf [METHOD] URL [ITEM …] [<options>]   (surf send --help: the options)
+      surf replay
+      """,
     discussion: """
-      Items: Header:Value  name==query  field=value  field:=json  field=@file  field:=@file  field@file  @file
-      Exit status: 0 ok, 1 error, 2 timeout, 3/4/5 3xx/4xx/5xx with --check-status, 6 too many redirects,
-      7 stored offline (--offline), 64 bad command line, 130 interrupted.
+      ITEM: Header:Value, name==query, field=value, field:=json, field=@file, field:=@file, field@file (a multipart \
+      file), @file (the body).
+
+      Exit status: 0 done, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx response with --check-status, 6 too many \
+      redirects, 7 stored by --offline, 64 a command line that does not parse, 130 interrupted.
       """,
     subcommands: [Send.self, Replay.self],
     defaultSubcommand: Send.self
@@ -63,7 +69,7 @@ struct Send: AsyncParsableCommand {
   var output: String?
   @Option(name: [.short, .long], help: "user:password, or a token with --auth-type bearer.")
   var auth: String?
-  @Option(name: [.customShort("A"), .long], help: "basic (default) or bearer.")
+  @Option(name: [.customShort("A"), .long], help: "basic or bearer.")
   var authType = "basic"
   @Option(help: "Keep cookies and credentials between runs under this name.")
   var session: String?
@@ -79,7 +85,7 @@ struct Send: AsyncParsableCommand {
   var cacert: String?
   @Option(help: "The server's public-key pin, sha256//BASE64.")
   var pin: String?
-  @Option(help: "curl (default) or urlsession.")
+  @Option(help: "curl or urlsession.")
   var transport = "curl"
   @Option(help: "Retry a failed idempotent request this many times.")
   var retry = 0
@@ -125,7 +131,7 @@ struct Replay: AsyncParsableCommand {
     abstract: "Send the requests --offline stored, oldest first; those whose host is still unreachable stay."
   )
 
-  @Option(help: "curl (default) or urlsession.")
+  @Option(help: "curl or urlsession.")
   var transport = "curl"
 
   func run() async throws {
