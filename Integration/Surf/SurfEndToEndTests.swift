@@ -1,4 +1,5 @@
 import Foundation
+import MalibuTestSupport
 import Testing
 
 /// The built `surf` binary against the local httpbin: one process per run, in a sandbox (working directory, `HOME`
@@ -308,5 +309,22 @@ import Testing
     #expect(rest[cleared.upperBound...].contains("Done. 102.4 kB"), "\(rest.debugDescription)")
     #expect(!rest[cleared.upperBound...].contains("% ["))
     #expect(try Data(contentsOf: sandbox.work.appendingPathComponent("bar.bin")).count == 102_400)
+  }
+
+  @Test func retryResendsAFailingIdempotentRequest() async throws {
+    defer { sandbox.remove() }
+    // The scripted server's /flaky answers its first `fail` requests with 503, then 200.
+    let once = try TestServer()
+    defer { once.stop() }
+    let unretried = try await sandbox.run(["--check-status", once.url("/flaky?fail=2").absoluteString])
+    #expect(unretried.status == 5, "\(unretried)")
+    #expect(once.requests.count == 1)
+
+    let server = try TestServer()
+    defer { server.stop() }
+    let retried = try await sandbox.run(["--retry", "2", "--check-status", server.url("/flaky?fail=2").absoluteString])
+    #expect(retried.status == 0, "\(retried)")
+    #expect(server.requests.count == 3, "two retries, then the answer")
+    #expect(retried.text == "ok" || retried.text == "ok\n", "\(retried)")
   }
 }
