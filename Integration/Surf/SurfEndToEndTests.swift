@@ -327,4 +327,24 @@ import Testing
     #expect(server.requests.count == 3, "two retries, then the answer")
     #expect(retried.text == "ok" || retried.text == "ok\n", "\(retried)")
   }
+
+  @Test func aTerminalSeesTheUploadBarToo() async throws {
+    defer { sandbox.remove() }
+    let server = try TestServer()
+    defer { server.stop() }
+    let file = sandbox.work.appendingPathComponent("board.bin")
+    try Data(repeating: 0x42, count: 8 << 20).write(to: file)
+    let run = try await sandbox.runUnderTerminal([
+      "--print", "b", "PUT", server.url("/sink").absoluteString, "@board.bin",
+    ])
+    #expect(run.status == 0, "\(run)")
+    let clear = "\r\u{1B}[2K"
+    let drawings = run.text.components(separatedBy: clear).filter { $0.contains("% [") }
+    #expect(!drawings.isEmpty, "\(run.text.debugDescription)")
+    #expect(drawings.allSatisfy { $0.contains("/ 8.4 MB") })
+    // Cleared before the response body is printed.
+    let body = try #require(run.text.range(of: "8388608"))
+    let lastClear = try #require(run.text.range(of: clear, options: .backwards))
+    #expect(lastClear.upperBound <= body.lowerBound, "\(run.text.debugDescription)")
+  }
 }
