@@ -142,9 +142,10 @@ struct Replay: AsyncParsableCommand {
 /// Ctrl-C: clear a progress bar's line and exit 130 (a resumable download keeps its partial file).
 func installInterruptHandler() {
   signal(SIGINT) { _ in
+    // Only async-signal-safe calls, and no allocation: a static string's bytes, write(2), _exit(2).
     if isatty(2) == 1 {
-      let clear = "\r\u{1B}[2K"
-      _ = clear.withCString { write(2, $0, strlen($0)) }
+      let clear: StaticString = "\r\u{1B}[2K"
+      _ = write(2, clear.utf8Start, clear.utf8CodeUnitCount)
     }
     _exit(130)
   }
