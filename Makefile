@@ -14,7 +14,7 @@ ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
 .PHONY: setup setup-servers build platform-check test unit tsan sanitize lint format docs readme demo clean bench \
-  bench-quick bench-build fuzz fuzz-smoke fuzz-build install-check
+  bench-quick bench-build fuzz fuzz-smoke fuzz-build install-check install
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -114,7 +114,8 @@ install-check: setup
 DOCS_SCRATCH   := .build-docs
 DOCS_TARGETS   := MalibuPromises MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
   MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu \
-  MalibuOpenAPI MalibuTracing MalibuMetrics MalibuLifecycle
+  MalibuOpenAPI MalibuTracing MalibuMetrics MalibuLifecycle \
+  SurfCore
 
 ## docs: build the documentation of every module (.build-docs/plugins/Swift-DocC/outputs/Malibu.doccarchive);
 ## fails on any warning (a broken link, an unknown symbol, a malformed page)
@@ -132,7 +133,15 @@ docs: setup
 readme:
 	@Tools/scripts/readme-snippets
 
-## demo: a tour of the library (Tools/Demo) against a local httpbin that the script starts on a free port and stops
+## install: build `surf` (Tools/Surf) in release and copy it to $(PREFIX)/bin (PREFIX=/usr/local by default)
+PREFIX ?= /usr/local
+install: setup
+	$(SWIFT) build -c release --product surf
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/surf" "$(DESTDIR)$(PREFIX)/bin/surf"
+
+## demo: a tour of the library (Tools/Demo), then of `surf`, against a local httpbin that the script starts on a free
+## port and stops
 demo: setup setup-servers
 	@Tools/scripts/demo.sh
 

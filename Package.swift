@@ -25,12 +25,16 @@ let package = Package(
     .library(name: "Malibu", targets: ["Malibu"]),
     // Integrations, each with its own dependency (the core above keeps swift-http-types and swift-log only).
     .library(name: "MalibuOpenAPI", targets: ["MalibuOpenAPI"]),
+    // surf: an HTTPie-like command line on Malibu (Tools/Surf).
+    .executable(name: "surf", targets: ["SurfCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-    // MalibuOpenAPI only: SwiftPM fetches a package only for the products a consumer uses.
+    // MalibuOpenAPI only: SwiftPM fetches it for every consumer, but compiles it only for users of MalibuOpenAPI.
     .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+    // surf's command line only (Tools/Surf); no library target depends on it.
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
     // Layer 0
@@ -104,6 +108,16 @@ let package = Package(
 
     // `make demo`: a tour of the library against local httpbin (not a product).
     .executableTarget(name: "MalibuDemo", dependencies: ["Malibu"], path: "Tools/Demo"),
+
+    // surf (Tools/Surf): SurfCore holds its logic on Malibu's public API, so that tests can import it; SurfCLI is the
+    // thin swift-argument-parser front, built as the `surf` executable.
+    .target(name: "SurfCore", dependencies: ["Malibu"], path: "Tools/Surf/Core"),
+    .executableTarget(
+      name: "SurfCLI",
+      dependencies: ["SurfCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tools/Surf/CLI"
+    ),
+    .testTarget(name: "SurfTests", dependencies: ["SurfCore"], path: "Tests/SurfTests"),
 
     // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
     .target(
@@ -202,6 +216,8 @@ let package = Package(
         // Integration/OpenAPI: the generated client through MalibuOpenAPI.
         "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        // Integration/Surf runs the built `surf` binary: depending on it makes `swift build --build-tests` build it.
+        "SurfCLI",
       ],
       path: "Integration"
     ),

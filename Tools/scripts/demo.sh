@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make demo`: builds the tour (Tools/Demo, target MalibuDemo), starts httpbin (gunicorn from .venv, installed by
+# `make demo`: builds the tour (Tools/Demo, target MalibuDemo) and `surf` (Tools/Surf), starts httpbin (gunicorn from .venv, installed by
 # `make setup-servers`) on a free loopback port, runs the tour against it, and stops the server however the script
-# ends (success, failure, Ctrl-C). Nothing is left running and nothing is left in /tmp.
+# ends (success, failure, Ctrl-C), then shows `surf` against the same server. Nothing is left running and nothing is
+# left in /tmp.
 # Environment: SWIFT (default swift); DEMO_START_TIMEOUT seconds to wait for httpbin (default 30).
 # Extra arguments go to the demo (`Tools/scripts/demo.sh --verbose`).
 set -euo pipefail
@@ -25,6 +26,9 @@ fi
 
 say "building MalibuDemo"
 "$swift" build --product MalibuDemo
+say "building surf"
+"$swift" build --product surf
+surf_bin="$("$swift" build --show-bin-path)/surf"
 
 # Everything the run writes (httpbin's log, the demo's temporary files via TMPDIR) goes into one directory.
 run_dir="$(mktemp -d "${TMPDIR:-/tmp}/malibu-demo.XXXXXX")"
@@ -105,3 +109,21 @@ say "httpbin answering on http://127.0.0.1:$port (log: $log)"
 
 TMPDIR="$run_dir" MALIBU_DEMO_PYTHON="$python" \
   "$swift" run --skip-build MalibuDemo --httpbin "http://127.0.0.1:$port" "$@"
+
+# surf: the command line on Malibu, against the same httpbin. Its files (sessions, the offline store, downloads) go
+# into the run directory, never into the user's configuration.
+base="http://127.0.0.1:$port"
+surf() {
+  echo
+  echo "\$ surf $*"
+  (cd "$run_dir" && XDG_CONFIG_HOME="$run_dir/config" "$surf_bin" "$@" </dev/null) || echo "(exit status $?)"
+}
+say "surf, the command line on Malibu (Tools/Surf)"
+surf "$base/get" board==balsa X-Board:7 --print=h
+surf -v PUT "$base/put" title=Balsa count:=3 tags:='["fast","blue"]'
+surf --form "$base/post" title="Balsa Fish" --print=b
+surf --check-status "$base/status/404"
+surf -a surfer:wave "$base/basic-auth/surfer/wave"
+surf --session beach "$base/cookies/set?flavour=mango" --print=h
+surf --session beach "$base/cookies"
+surf --download "$base/range/102400?duration=2&chunk_size=2048" --output board.bin
