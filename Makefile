@@ -51,8 +51,9 @@ platform-check:
 test: setup-servers build platform-check docs unit tsan fuzz-smoke install-check lint
 
 # Tests that measure the whole process (descriptors, threads, memory, wall-clock promptness) run alone, after the
-# parallel pass: the integration suite (it starts its own servers on free loopback ports) and the resource checks.
-SERIAL_TESTS   := MalibuIntegrationTests|/Resources/
+# parallel pass: the integration suite (it starts its own servers on free loopback ports), the resource checks, and
+# the integrations' tests that run real curl transports (their loop threads would count in CurlTests' thread checks).
+SERIAL_TESTS   := MalibuIntegrationTests|MalibuLifecycleTests|MalibuTracingTests|MalibuMetricsTests|/Resources/
 
 ## unit: every unit test in parallel, then the integration suite and the process-wide checks one at a time
 unit:
