@@ -62,6 +62,15 @@ extension URLSessionTransportTests {
       #expect(received.headers.contains { $0.name == "X-Repeated" })
     }
 
+    /// A non-ASCII response value keeps the bytes the server sent (UTF-8 here), as on CurlTransport.
+    @Test func responseValuesKeepTheirBytes() async throws {
+      let fixture = try Fixture()
+      let response = try await fixture.fetch(fixture.request(.get, "/redirect?status=200&to=/caf%C3%A9"))
+      #expect(response.head.status == .ok)
+      let location = try #require(response.head.headerFields.first { $0.name == .location })
+      #expect(location.withUnsafeBytesOfValue { Array($0) } == Array("/caf\u{e9}".utf8))
+    }
+
     /// What URLSession adds to a request on its own (documented in the catalog and the README).
     @Test func headersURLSessionAdds() async throws {
       let fixture = try Fixture()
