@@ -9,6 +9,9 @@ SENDABLE_SCRATCH := .build-sendable
 # What SwiftPM says of a dependency's own layout on every load of the package graph (swift-distributed-tracing 1.7.3
 # leaves a file of its sources undeclared): not this project's warning, so the warning checks below skip it.
 DEPENDENCY_LAYOUT_WARNING := ^warning: 'swift-distributed-tracing': found [0-9]* file(s) which are unhandled
+# Every module a target imports is one it declares: SwiftPM's check (which accepts a module reached through any
+# dependency) and Tools/scripts/check-declared-imports (which asks for the target's own declaration).
+IMPORT_FLAGS   := --explicit-target-dependency-import-check error
 TSAN_SCRATCH   := .build-tsan
 ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
@@ -24,10 +27,11 @@ setup:
 setup-servers:
 	@Tools/scripts/setup-servers.sh
 
-## build: compile every target, tests included, with warnings as errors; the libraries also with explicit Sendable
-## (first: the README's compiled examples must be up to date with README.md)
+## build: compile every target, tests included, with warnings as errors and every imported module declared; the
+## libraries also with explicit Sendable (first: the README's compiled examples must be up to date with README.md)
 build: setup
 	@Tools/scripts/readme-snippets --check
+	@Tools/scripts/check-declared-imports
 	@# -require-explicit-sendable only warns, and -warnings-as-errors does not promote that warning: fail on any
 	@# warning the library build prints.
 	@echo "$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)"
@@ -36,7 +40,7 @@ build: setup
 	  if [ $$status -ne 0 ]; then exit $$status; fi; \
 	  if grep -v "$(DEPENDENCY_LAYOUT_WARNING)" $(SENDABLE_SCRATCH).log | grep -q "warning:"; then \
 	    echo "make build: the library build printed warnings"; exit 1; fi
-	$(SWIFT) build --build-tests $(STRICT_FLAGS)
+	$(SWIFT) build --build-tests $(STRICT_FLAGS) $(IMPORT_FLAGS)
 
 ## platform-check: every Swift file of Modules/ and Tests/Support that uses libc imports it for Glibc, Musl and Darwin
 ## (CI builds on Linux only; see the script's header), the check's own tests first; then the facade type-checks

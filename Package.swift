@@ -318,3 +318,59 @@ for target in package.targets where target.type != .system {
 if Context.environment["MALIBU_DOCS"] != nil {
   package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }
+
+// MARK: Every module a target imports, declared
+// A target's dependencies above, plus the modules its files import directly that those lists reach only through
+// another target (HTTPTypes above all). `make build` passes `--explicit-target-dependency-import-check error`.
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+let directImports: [String: [Target.Dependency]] = [
+  // Libraries
+  "MalibuValidation": [httpTypes],
+  "MalibuSerialization": [httpTypes],
+  "MalibuTransport": [httpTypes],
+  "MalibuCurl": [httpTypes, "MalibuCore"],
+  "MalibuURLSession": [httpTypes, "MalibuCore"],
+  "MalibuAuth": [httpTypes],
+  "MalibuLogging": [httpTypes],
+  "MalibuMocking": [httpTypes],
+  "MalibuStorage": [httpTypes],
+  "MalibuOpenAPI": [httpTypes],
+  "MalibuTracing": [httpTypes, .product(name: "Instrumentation", package: "swift-distributed-tracing")],
+  "MalibuMetrics": [httpTypes],
+  // Tools
+  "SurfCore": [httpTypes, "MalibuCore", "MalibuEncoding", "MalibuStorage"],
+  "MalibuLifecycleFixture": [.product(name: "Logging", package: "swift-log")],
+  // Tests
+  "SurfTests": [httpTypes, "Malibu", "MalibuCore", "MalibuStorage"],
+  "MalibuCoreTests": [httpTypes],
+  "MalibuEncodingTests": ["MalibuCore"],
+  "MalibuValidationTests": [httpTypes, "MalibuCore"],
+  "MalibuSerializationTests": [httpTypes, "MalibuCore"],
+  "MalibuTransportTests": [httpTypes, "MalibuCore", "MalibuEncoding"],
+  "MalibuCurlTests": [httpTypes, "MalibuCore", "MalibuTransport", "CCurl"],
+  "MalibuURLSessionTests": [httpTypes, "MalibuCore", "MalibuTransport"],
+  "MalibuAuthTests": [httpTypes, "MalibuCore", "MalibuTransport"],
+  "MalibuStorageTests": [httpTypes, "MalibuCore", "MalibuTransport"],
+  "MalibuLoggingTests": [httpTypes, "MalibuCore", "MalibuTransport"],
+  "MalibuMockingTests": [httpTypes, "MalibuCore", "MalibuTransport"],
+  "MalibuOpenAPITests": [httpTypes],
+  "MalibuTests": [httpTypes, "MalibuCore"],
+  "MalibuReadmeTests": [
+    httpTypes, "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuTransport",
+    "MalibuURLSession", .target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS])),
+    .product(name: "Logging", package: "swift-log"),
+  ],
+  "MalibuIntegrationTests": [httpTypes, "MalibuAuth", "MalibuStorage"],
+  "MalibuTracingTests": [
+    httpTypes, "MalibuCore", "MalibuTransport", .product(name: "Tracing", package: "swift-distributed-tracing"),
+  ],
+  "MalibuMetricsTests": [httpTypes, "MalibuTransport"],
+  "MalibuLifecycleTests": [httpTypes, "MalibuCore"],
+]
+precondition(
+  Set(directImports.keys).isSubset(of: package.targets.map(\.name)),
+  "directImports names a target that does not exist"
+)
+for target in package.targets {
+  target.dependencies += directImports[target.name] ?? []
+}

@@ -10,8 +10,7 @@ public import Synchronization
 /// It is Malibu's own (SPI `Malibu`, not API): public and inlinable only so that the modules using it get it
 /// specialised for their types instead of looking up generic metadata on every call. The value sits beside a
 /// `Mutex<Void>` rather than inside a `Mutex<Value>`: a class's deinit is never specialised, and destroying a
-/// `Mutex<Value>` looked up the metadata of `Mutex<Value>` and its cell at every release (about 1.8k instructions
-/// for each lock freed), where a `Mutex<Void>`'s is known when the module is compiled.
+/// `Mutex<Value>` looked up the metadata of `Mutex<Value>` and its cell at every release, where a `Mutex<Void>`'s is known when the module is compiled.
 @_spi(Malibu) public final class Locked<Value: Sendable>: @unchecked Sendable {
   /// The value; only touched inside `mutex`'s sections, which are exclusive, so the run-time exclusivity check is
   /// left out.

@@ -7,7 +7,7 @@ import MalibuTransport
 ///
 /// A class, not a struct: it passes through the inbox, the loop's command list and into its ``Transfer``, and each
 /// hand-over of a struct this size copied it field by field, retaining every reference in it (three copies and
-/// three destructions per request, ~2k instructions; one allocation costs less).
+/// three destructions per request; one allocation costs less).
 final class Job: Sendable {
   /// Where the result goes.
   enum Sink: Sendable {

@@ -17,9 +17,8 @@ import Darwin
 ///
 /// Its mutable state is marked `@exclusivity(unchecked)`, as is ``CurlEngine``'s and ``HeaderFieldCache``'s: all of it
 /// is touched by the loop thread alone, one short access at a time, and the run-time checks never found an overlap in
-/// the unit and integration suites while they were on. They cost about 45 `swift_beginAccess` calls per request
-/// (5.3k of 119.4k instructions of a sequential GET, callgrind). A change that holds one of these properties across
-/// a libcurl call (whose callbacks come back here) must be reviewed with that in mind.
+/// the unit and integration suites while they were on (their cost: BENCHMARKS.md). A change that holds one of these
+/// properties across a libcurl call (whose callbacks come back here) must be reviewed with that in mind.
 final class Transfer {
   /// Where received body bytes go.
   enum Output {

@@ -123,8 +123,7 @@ extension Promise where Value == Response {
   /// Each helper derives its promise with a step that calls this, rather than handing its conversion to `then` as a
   /// value: `then` wrapped it in a closure of its own, and a helper of this kind in another, an allocation each per
   /// promise. Each helper calls `derive` itself, too: a shared generic helper around it (`serializing(_:)`, even
-  /// always inlined) had the step adapted once more, one allocation per promise (dhat, `facade-curl-loop`: 73 against
-  /// 71 per request).
+  /// always inlined) had the step adapted once more, one allocation per promise.
   @inlinable @inline(__always) static func serialize<T: Sendable>(
     _ result: Result<Response, any Error>,
     _ transform: (Response) throws -> T

@@ -63,7 +63,9 @@ struct ResponseHead {
     url = response.url
   }
 
-  /// The header fields of a response, in the order of their lowercased names (the dictionary has none); a valid
+  /// The header fields of a response, in the order of their lowercased names (the dictionary has none). Not
+  /// HTTPTypesFoundation's `HTTPURLResponse.httpResponse`: it keeps the dictionary's order, which changes from process
+  /// to process, and maps values to ISO Latin-1 where FoundationNetworking decodes them from UTF-8. A valid
   /// name's canonical name is exactly its lowercased form, computed once per field here rather than twice per
   /// comparison. Fields whose name is not a valid field name are left out.
   static func fields(_ headerFields: [AnyHashable: Any]) -> HTTPFields {

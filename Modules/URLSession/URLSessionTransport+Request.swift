@@ -15,7 +15,8 @@ extension URLSessionTransport {
   ///
   /// Header fields are copied as they are, fields of the same name joined into one (`, `, or `; ` for `Cookie`);
   /// `Content-Length`, `Transfer-Encoding` and `Connection` are left to the transport on every method: it frames the
-  /// body it sends and owns connection reuse.
+  /// body it sends and owns connection reuse. Not HTTPTypesFoundation's `URLRequest(httpRequest:)`: it maps values to
+  /// ISO Latin-1, which FoundationNetworking sends on as UTF-8, so a non-ASCII value would arrive double-encoded.
   static func makeURLRequest(_ request: HTTPRequest, url: URL, upload: Upload) -> URLRequest {
     var urlRequest = URLRequest(url: url)
     if request.method != .get {  // a new URLRequest is a GET; the setter is dearer than a comparison

@@ -2,8 +2,7 @@
 
 /// One timer for the timeouts of every exchange of a transport.
 ///
-/// A timer of its own per exchange would cost each request a task, a sleep and a wake-up when the request ends (about
-/// 15% of the CPU a short request takes). Here an exchange is added to a table under a lock, and one task sleeps until
+/// A timer of its own per exchange would cost each request a task, a sleep and a wake-up when the request ends. Here an exchange is added to a table under a lock, and one task sleeps until
 /// the earliest deadline of all of them. As deadlines lie at least a timeout after the start of each exchange, a new
 /// exchange rarely moves the wake-up earlier; when it does (or nothing was watched), the sleeping task is replaced.
 /// At each wake-up every watched exchange checks its own deadlines (`Exchange+Watchdog.swift`): one that has passed

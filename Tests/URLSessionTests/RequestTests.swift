@@ -54,8 +54,21 @@ extension URLSessionTransportTests {
       #expect(received.value("Accept") == "application/json")
       #expect(received.value("Accept-Language") == "fr")
       #expect(received.values("X-Latin").count == 1)
+      #if canImport(FoundationNetworking)
+      // The value's UTF-8 bytes, as CurlTransport sends them (an ISO Latin-1 mapping would double-encode them).
+      #expect(received.rawHead.range(of: Data("X-Latin: caf\u{e9}\r\n".utf8)) != nil)
+      #endif
       // Names keep the case they were given.
       #expect(received.headers.contains { $0.name == "X-Repeated" })
+    }
+
+    /// A non-ASCII response value keeps the bytes the server sent (UTF-8 here), as on CurlTransport.
+    @Test func responseValuesKeepTheirBytes() async throws {
+      let fixture = try Fixture()
+      let response = try await fixture.fetch(fixture.request(.get, "/redirect?status=200&to=/caf%C3%A9"))
+      #expect(response.head.status == .ok)
+      let location = try #require(response.head.headerFields.first { $0.name == .location })
+      #expect(location.withUnsafeBytesOfValue { Array($0) } == Array("/caf\u{e9}".utf8))
     }
 
     /// What URLSession adds to a request on its own (documented in the catalog and the README).
