@@ -70,7 +70,8 @@ FLOOR = ["floor-curl", "floor-curl-loop"]
 STREAMING = ["malibu-curl", "malibu-urlsession", "ahc", "urlsession"]  # the facade collects; it cannot stream
 # api-mix: the transfer floor (C, libcurl multi), CurlTransport alone (transfer only), then the decoding contenders:
 # the facade (validate + decode into Codable types), async-http-client and URLSession with JSONDecoder.
-API_CONTENDERS = ["c", "malibu-curl", "facade-curl", "ahc", "urlsession"]
+# `facade-curl-data` is the facade with `toData()` (no decoding), against CurlTransport on the same row.
+API_CONTENDERS = ["c", "malibu-curl", "facade-curl-data", "facade-curl", "ahc", "urlsession"]
 API_REQUESTS = 2_000 if QUICK else 20_000
 REALISTIC = ("api-mix", "fan-out")  # workloads with tables of their own
 FAN_OUT_REQUESTS = 2_000 if QUICK else 10_000
@@ -530,6 +531,8 @@ def api_targets(key, contender, stats):
         ratio_to("c", 0.7, "C")
         if key.endswith("-256") and stats.get("c", {}).get("p99_ms") and row.get("p99_ms"):
             out.append(("p99 ≤ 1.5× C's", row["p99_ms"] <= 1.5 * stats["c"]["p99_ms"]))
+    elif contender == "facade-curl-data":
+        ratio_to("malibu-curl", 0.85, "CurlTransport")
     elif contender == "facade-curl":
         if stats.get("ahc", {}).get("median") and row["median"]:
             out.append(("> AHC + JSONDecoder", row["median"] > stats["ahc"]["median"]))
@@ -573,6 +576,11 @@ def fan_out_table(stats):
     for contender, row in stats.get("fan-out", {}).items():
         if not row["median"]:
             lines.append(f"| {contender} | — | — | — | — | — | **{row['errors']}/{row['runs']} runs failed** |")
+            continue
+        if any(row[f] is None for f in ("fds_before", "fds_peak", "fds_after", "threads_before", "threads_peak",
+                                          "threads_after", "rss_before_mib", "rss_after_mib")):
+            lines.append(f"| {contender} | — | {number(row['median'])} | — | — | — | **no fan-out figures in the "
+                         "report: rebuild the client** |")
             continue
         fds = [row[f] for f in ("fds_before", "fds_peak", "fds_after")]
         threads = [row[f] for f in ("threads_before", "threads_peak", "threads_after")]
@@ -755,7 +763,8 @@ def main():
         text += ("\n### Realistic rows: api-mix\n\n1,000 paths with query strings, JSON of 1–64 KiB (a fixed seeded "
                  "distribution), varied `X-Request-Id` and `Accept-Language` values, 1 request in 5 a JSON POST; "
                  "plain HTTP/1.1, and HTTPS with HTTP/2 over a CA made for the run. `c` (libcurl multi) and "
-                 "`malibu-curl` (CurlTransport) transfer and count bytes: the transfer floor and Malibu's transport. "
+                 "`malibu-curl` (CurlTransport) transfer and count bytes: the transfer floor and Malibu's transport; "
+                 "`facade-curl-data` is the facade with `toData()`, no decoding. "
                  "`facade-curl` (`Networking` + `validate()` + `decode`), `ahc` and `urlsession` decode into the same "
                  "`Codable` types with `JSONDecoder`. `urlsession` has no HTTPS rows: Foundation on Linux cannot trust "
                  "a CA outside the system store, and the run's CA is not installed there. Its facade target on the "

@@ -38,6 +38,8 @@ struct FacadeClient: Client {
   let taskExecutor: (any TaskExecutor)?
 
   let api: Networking<ApiEndpoint>
+  /// `api-mix`: `false` for `facade-curl-data`, which stops at `toData()` (the transfer through the facade, no decoding).
+  var decodes = true
 
   init(transport: TransportClient, base: String) {
     networking = Networking(transport: .custom(transport.transport))
@@ -58,9 +60,12 @@ struct FacadeClient: Client {
   }
 
   /// `api-mix` through the facade: `validate()`, then `decode` into the Codable types (`[Item]`, or the `Receipt` of
-  /// a POST).
+  /// a POST), or `toData()` and the byte count when it does not decode.
   func api(_ call: ApiCall) async throws -> ApiAnswer {
     let promise = api.request(ApiEndpoint(url: base + call.path, call: call)).validate()
+    if !decodes {
+      return .transferred(try await promise.toData().value.count)
+    }
     if call.isPost {
       _ = try await promise.decode(using: Receipt.self).value
       return .decoded(1)
