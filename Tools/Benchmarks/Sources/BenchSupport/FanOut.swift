@@ -1,6 +1,13 @@
 import Foundation
 import Synchronization
 
+/// glibc's `malloc_trim(0)`: returns the freed pages the allocator keeps to the system. Looked up at run time (the
+/// Glibc module does not export it); nothing where it is missing.
+func trimMalloc() {
+  guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+  _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
+}
+
 /// What the process holds at one moment: open descriptors, threads, resident memory.
 struct ProcessSample: Sendable {
   var descriptors = 0
@@ -64,7 +71,8 @@ extension Workloads {
   /// `fan-out`: `requests` requests of the plan started at once by `concurrency` tasks (1,000 in `make bench`) over
   /// the client's bounded pool (`--pool` connections). Reports the time to drain them all (the rate is requests over
   /// that time), and the descriptors, threads and resident memory before (client made, one warm-up request), at peak
-  /// (sampled every 5 ms), and one second after the last response with the client still alive.
+  /// (sampled every 5 ms), and one second after the last response with the client still alive; the RSS once more after
+  /// `malloc_trim(0)`.
   static func fanOutDrain(_ client: any Client, _ options: Options, _ report: inout Report) async throws {
     guard let path = options.plan else { throw BenchError("--plan is required") }
     let plan = try ApiCall.plan(path)
@@ -108,6 +116,9 @@ extension Workloads {
     var peak = sampler.stop()
     let after = ProcessSample.now()
     peak.raise(to: after)
+    // What of "after" is the allocator keeping freed pages rather than memory still in use.
+    trimMalloc()
+    let trimmed = ProcessSample.now()
     report.value = Double(options.requests) / elapsed
     report.unit = "req/s"
     report.seconds = elapsed
@@ -123,7 +134,8 @@ extension Workloads {
       threadsPeak: peak.threads,
       threadsAfter: after.threads,
       rssBefore: before.rss,
-      rssAfter: after.rss
+      rssAfter: after.rss,
+      rssTrimmed: trimmed.rss
     )
   }
 }
@@ -138,6 +150,8 @@ struct FanOutFigures: Encodable {
   var threadsAfter: Int
   var rssBefore: Double
   var rssAfter: Double
+  /// RSS after `malloc_trim(0)` (glibc), taken right after ``rssAfter``.
+  var rssTrimmed: Double
 
   enum CodingKeys: String, CodingKey {
     case fdsBefore = "fds_before"
@@ -148,5 +162,6 @@ struct FanOutFigures: Encodable {
     case threadsAfter = "threads_after"
     case rssBefore = "rss_before_mib"
     case rssAfter = "rss_after_mib"
+    case rssTrimmed = "rss_trimmed_mib"
   }
 }
