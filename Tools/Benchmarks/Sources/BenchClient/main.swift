@@ -10,7 +10,8 @@
 // json-seq rows, and profiling); async-http-client is bench-client-ahc, a binary of its own so that
 // neither side's peak RSS carries the other's code (SwiftNIO, BoringSSL). Workloads: get-seq, get-concurrent,
 // download-collect, download-stream, download-file, upload-file, gzip-decode, json-seq (mock contenders: GET +
-// validate + decode of a 1 KiB JSON board). The runner is Scripts/bench.py.
+// validate + decode of a 1 KiB JSON board), api-mix and fan-out (--plan; see the README's "The realistic rows").
+// The runner is Scripts/bench.py.
 
 import BenchSupport
 
