@@ -157,7 +157,8 @@ BENCH_PACKAGE  := Tools/Benchmarks
 BENCH_WORK     := .build-bench
 PYTHON3        ?= python3
 
-## bench: build the C baselines and the Swift clients (release), then run every benchmark (~15 min) into BENCHMARKS.md
+## bench: build the C baselines and the Swift clients (release), then run every benchmark (~30 min with the realistic
+# api-mix and fan-out rows) into BENCHMARKS.md
 bench: setup-servers bench-build
 	$(PYTHON3) $(BENCH_PACKAGE)/Scripts/bench.py
 

@@ -30,6 +30,9 @@ let package = Package(
     // (ByteBuffer, HTTP status and headers, the decompression limit).
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+    // Also already in the graph through async-http-client: the https api-mix rows give it the run's CA
+    // (`TLSConfiguration`).
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
   ],
   targets: [
     // What every client shares: the command line, the workloads and their checks, the JSON report.
@@ -51,6 +54,8 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+        .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ],
       path: "Sources/BenchClientAHC"
     ),

@@ -17,6 +17,10 @@
  *   download-file    GET /100m.bin written to --out with write(2)
  *   upload-file      POST --file to /upload from a read callback; the sink answers {"received":N}
  *   gzip-decode      zlib inflate of the gzip file --file from memory (no network); --bytes is the decoded size
+ *   api-mix          the requests of --plan (method, path and query, header values, JSON body) in turn, --requests
+ *                    in all with --concurrency easy handles on one multi handle; each body's byte count is checked
+ *                    (no decoding: the transfer floor). --ca: the CA file for an https base (HTTP/2 over TLS).
+ *                    Adds CPU µs per request and p50/p99 latency (ms) to the JSON line.
  *
  * Built by `make bench` with gcc -O2 against Debian's libcurl4-openssl-dev and zlib1g-dev.
  */
@@ -44,6 +48,8 @@ static long long expected_bytes = -1;
 static const char *file_path = NULL;
 static const char *out_path = NULL;
 static double max_seconds = 0; /* > 0: a GET workload stops starting requests after this long */
+static const char *plan_path = NULL;
+static const char *ca_path = NULL;
 
 static double now(void) {
   struct timespec ts;
@@ -357,10 +363,192 @@ static void gzip_decode(void) {
   free(compressed.bytes);
 }
 
+/* ---- api-mix -------------------------------------------------------------------------------------------------- */
+
+/* One request of the plan (Scripts/bench.py writes it: tab-separated method, path, expected bytes, expected records,
+ * X-Request-Id, Accept-Language, JSON body or "-"). */
+struct call {
+  int post;
+  char *url;
+  long long bytes;
+  struct curl_slist *headers;
+  char *body;
+  long body_length;
+};
+
+static struct call *read_plan(long *count) {
+  FILE *file = fopen(plan_path, "r");
+  if (!file) fail("api-mix", "cannot open --plan");
+  struct call *calls = NULL;
+  long capacity = 0;
+  *count = 0;
+  char *line = NULL;
+  size_t size = 0;
+  while (getline(&line, &size, file) > 0) {
+    line[strcspn(line, "\n")] = 0;
+    char *field[7];
+    char *cursor = line;
+    for (int i = 0; i < 7; i++) field[i] = strsep(&cursor, "\t");
+    if (!field[6]) fail("api-mix", "malformed plan line");
+    if (*count == capacity) {
+      capacity = capacity ? capacity * 2 : 1024;
+      calls = realloc(calls, (size_t)capacity * sizeof *calls);
+    }
+    struct call *call = &calls[(*count)++];
+    call->post = strcmp(field[0], "POST") == 0;
+    if (asprintf(&call->url, "%s%s", base, field[1]) < 0) fail("api-mix", "out of memory");
+    call->bytes = atoll(field[2]);
+    char header[512];
+    call->headers = curl_slist_append(NULL, "Accept: application/json");
+    snprintf(header, sizeof header, "X-Request-Id: %s", field[4]);
+    call->headers = curl_slist_append(call->headers, header);
+    snprintf(header, sizeof header, "Accept-Language: %s", field[5]);
+    call->headers = curl_slist_append(call->headers, header);
+    call->body = NULL;
+    call->body_length = 0;
+    if (call->post) {
+      call->headers = curl_slist_append(call->headers, "Content-Type: application/json");
+      call->headers = curl_slist_append(call->headers, "Expect:");
+      call->body = strdup(field[6]);
+      call->body_length = (long)strlen(call->body);
+    }
+  }
+  free(line);
+  fclose(file);
+  if (*count == 0) fail("api-mix", "empty plan");
+  return calls;
+}
+
+struct api_slot {
+  CURL *easy;
+  long long received;
+  long call;
+  double started;
+};
+
+static void api_start(CURLM *multi, struct api_slot *slot, struct call *calls, long count, long number) {
+  struct call *call = &calls[number % count];
+  CURL *easy = slot->easy;
+  curl_easy_setopt(easy, CURLOPT_URL, call->url);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, call->headers);
+  if (call->post) {
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->body);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, call->body_length);
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  }
+  slot->received = 0;
+  slot->call = number % count;
+  slot->started = now();
+  curl_multi_add_handle(multi, easy);
+}
+
+/* Runs requests [first, first + total) of the plan with `width` handles; latencies (seconds) go to `latencies`
+ * when not NULL. Returns the errors; *done, *bytes: responses and body bytes. */
+static long api_run(CURLM *multi, struct api_slot *slots, long width, struct call *calls, long count, long first,
+                    long total, double deadline, double *latencies, long *done, long long *bytes) {
+  long started = 0, finished = 0, errors = 0;
+  for (long i = 0; i < width && started < total; i++, started++) api_start(multi, &slots[i], calls, count, first + i);
+  while (finished < started) {
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    CURLMsg *message;
+    int left;
+    while ((message = curl_multi_info_read(multi, &left))) {
+      if (message->msg != CURLMSG_DONE) continue;
+      CURL *easy = message->easy_handle;
+      struct api_slot *slot = NULL;
+      curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&slot);
+      long status = 0;
+      curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+      if (message->data.result != CURLE_OK || status != 200 || slot->received != calls[slot->call].bytes) errors++;
+      if (latencies) latencies[finished] = now() - slot->started;
+      *bytes += slot->received;
+      finished++;
+      curl_multi_remove_handle(multi, easy);
+      if (started < total && (deadline <= 0 || now() < deadline)) {
+        api_start(multi, slot, calls, count, first + started);
+        started++;
+      }
+    }
+    if (finished < started) curl_multi_poll(multi, NULL, 0, 1000, NULL);
+  }
+  *done = finished;
+  return errors;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double cpu_seconds(void) {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec +
+         (double)usage.ru_stime.tv_usec / 1e6;
+}
+
+static void api_mix(void) {
+  if (!plan_path) fail("api-mix", "--plan is required");
+  long count = 0;
+  struct call *calls = read_plan(&count);
+  int tls = strncmp(base, "https:", 6) == 0;
+  CURLM *multi = curl_multi_init();
+  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, concurrency);
+  struct api_slot *slots = calloc((size_t)concurrency, sizeof *slots);
+  for (long i = 0; i < concurrency; i++) {
+    slots[i].easy = new_easy(base);
+    curl_easy_setopt(slots[i].easy, CURLOPT_WRITEFUNCTION, count_only);
+    curl_easy_setopt(slots[i].easy, CURLOPT_WRITEDATA, &slots[i].received);
+    curl_easy_setopt(slots[i].easy, CURLOPT_PRIVATE, (char *)&slots[i]);
+    if (tls) {
+      curl_easy_setopt(slots[i].easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+      curl_easy_setopt(slots[i].easy, CURLOPT_PIPEWAIT, 1L); /* multiplex on the open connection, as CurlTransport */
+      if (ca_path) curl_easy_setopt(slots[i].easy, CURLOPT_CAINFO, ca_path);
+    }
+  }
+  long long bytes = 0;
+  long done = 0;
+  long warm = concurrency * 2;
+  long errors = api_run(multi, slots, concurrency, calls, count, 0, warm, 0, NULL, &done, &bytes); /* connect */
+  long version = 0;
+  curl_easy_getinfo(slots[0].easy, CURLINFO_HTTP_VERSION, &version);
+  bytes = 0;
+  double *latencies = calloc((size_t)requests, sizeof *latencies);
+  double cpu = cpu_seconds();
+  double start = now();
+  errors += api_run(multi, slots, concurrency, calls, count, warm, requests, max_seconds > 0 ? start + max_seconds : 0,
+                    latencies, &done, &bytes);
+  double seconds = now() - start;
+  cpu = cpu_seconds() - cpu;
+  qsort(latencies, (size_t)done, sizeof *latencies, compare_doubles);
+  double p50 = done ? latencies[(done - 1) / 2] : 0, p99 = done ? latencies[(long)((double)(done - 1) * 0.99)] : 0;
+  char detail[96];
+  snprintf(detail, sizeof detail, "concurrency %ld, HTTP/%s", concurrency,
+           version == CURL_HTTP_VERSION_2_0 ? "2" : version == CURL_HTTP_VERSION_1_1 ? "1.1" : "?");
+  printf("{\"contender\":\"c\",\"workload\":\"api-mix\",\"value\":%.3f,\"unit\":\"req/s\",\"seconds\":%.6f,"
+         "\"peak_rss_mib\":%.2f,\"ru_maxrss_mib\":%.2f,\"requests\":%ld,\"bytes\":%lld,\"errors\":%ld,"
+         "\"cpu_us_per_request\":%.2f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"detail\":\"%s\"}\n",
+         (double)done / seconds, seconds, peak_rss_mib(), ru_maxrss_mib(), done, bytes, errors,
+         done ? cpu * 1e6 / (double)done : 0, p50 * 1e3, p99 * 1e3, detail);
+  fflush(stdout);
+  for (long i = 0; i < concurrency; i++) curl_easy_cleanup(slots[i].easy);
+  curl_multi_cleanup(multi);
+  for (long i = 0; i < count; i++) {
+    free(calls[i].url);
+    free(calls[i].body);
+    curl_slist_free_all(calls[i].headers);
+  }
+  free(calls);
+  free(slots);
+  free(latencies);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: bench-c c <workload> --base URL [--requests N] [--concurrency N] [--bytes N] "
-                    "[--file PATH] [--out PATH] [--max-seconds S]\n");
+                    "[--file PATH] [--out PATH] [--max-seconds S] [--plan PATH] [--ca PATH]\n");
     return 2;
   }
   const char *workload = argv[2];
@@ -372,6 +560,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--file") == 0) file_path = argv[i + 1];
     else if (strcmp(argv[i], "--out") == 0) out_path = argv[i + 1];
     else if (strcmp(argv[i], "--max-seconds") == 0) max_seconds = atof(argv[i + 1]);
+    else if (strcmp(argv[i], "--plan") == 0) plan_path = argv[i + 1];
+    else if (strcmp(argv[i], "--ca") == 0) ca_path = argv[i + 1];
     else fail(workload, "unknown option");
   }
   if (requests < 1 || concurrency < 1) fail(workload, "--requests and --concurrency must be positive");
@@ -382,6 +572,7 @@ int main(int argc, char **argv) {
   else if (strncmp(workload, "download-", 9) == 0) download(workload);
   else if (strcmp(workload, "upload-file") == 0) upload();
   else if (strcmp(workload, "gzip-decode") == 0) gzip_decode();
+  else if (strcmp(workload, "api-mix") == 0) api_mix();
   else fail(workload, "unknown workload");
   curl_global_cleanup();
   return 0;

@@ -68,6 +68,17 @@ LOOP = ["malibu-curl-loop", "facade-curl-loop"]
 # its loop. Their distance from C is the price of the async hand-off; the distance from them, CurlTransport's own.
 FLOOR = ["floor-curl", "floor-curl-loop"]
 STREAMING = ["malibu-curl", "malibu-urlsession", "ahc", "urlsession"]  # the facade collects; it cannot stream
+# api-mix: the transfer floor (C, libcurl multi), CurlTransport alone (transfer only), then the decoding contenders:
+# the facade (validate + decode into Codable types), async-http-client and URLSession with JSONDecoder.
+# `facade-curl-data` is the facade with `toData()` (no decoding), against CurlTransport on the same row.
+API_CONTENDERS = ["c", "malibu-curl", "facade-curl-data", "facade-curl", "ahc", "urlsession"]
+API_REQUESTS = 2_000 if QUICK else 20_000
+# An api-mix row stops starting requests after this long (BENCH_MAX_SECONDS, at most 5 s): the decoding rows run at
+# a few thousand requests/s, and 27 rows x 5 repeats must stay near 10 minutes.
+API_MAX_SECONDS = min(MAX_SECONDS, 5) if MAX_SECONDS > 0 else 0
+REALISTIC = ("api-mix", "fan-out")  # workloads with tables of their own
+FAN_OUT_REQUESTS = 2_000 if QUICK else 10_000
+FAN_OUT_POOL = 64
 
 # (id, label, client workload, extra options, contenders)
 WORKLOADS = [
@@ -82,6 +93,19 @@ WORKLOADS = [
     # The facade's own cost per request in steady state: the same GET + decode of a 1 KiB JSON board on MockTransport,
     # alone and through Networking + validate() + decode(using:) (no network, no C row).
     ("json-seq", "GET + decode 1 KiB JSON, MockTransport, sequential", "json-seq", [], ["mock", "facade-mock"]),
+] + [
+    # api-mix: the realistic rows. 1,000 paths with query strings, JSON of 1-64 KiB, varied header values, 1 request
+    # in 5 a JSON POST (Scripts/bench.py writes the plan); plain HTTP/1.1 and HTTPS (HTTP/2 where the client offers
+    # it). `c` and `malibu-curl` only transfer and check the byte count; the others decode into Codable types.
+    # URLSession runs the plain rows only: Foundation on Linux can trust no CA outside the system store (no server
+    # trust challenge; this release reads no CA file setting), and the run's CA is not installed there.
+    (f"api-{protocol}-{width}", f"api-mix, {label}, {width} in flight", "api-mix", ["--concurrency", str(width)],
+     API_CONTENDERS if protocol == "h1" else [c for c in API_CONTENDERS if c != "urlsession"])
+    for protocol, label in (("h1", "HTTP/1.1"), ("h2", "HTTPS + HTTP/2")) for width in (1, 32, 256)
+] + [
+    # fan-out: the api-mix plan's requests started by 1,000 tasks at once over a pool of FAN_OUT_POOL connections.
+    ("fan-out", f"fan-out, 1,000 in flight, pool of {FAN_OUT_POOL}, HTTP/1.1", "fan-out",
+     ["--concurrency", "1000", "--pool", str(FAN_OUT_POOL)], ["malibu-curl", "facade-curl", "ahc"]),
 ]
 
 
@@ -100,9 +124,9 @@ def on_signal(number, _frame):
 # ---- data ---------------------------------------------------------------------------------------------------------
 
 
-def json_document(target):
+def json_document(target, seed=7):
     """A ~`target`-byte JSON array of varied records (compresses like real API payloads, not like zeros)."""
-    rng = random.Random(7)
+    rng = random.Random(seed)
     words = ["malibu", "curl", "swift", "linux", "nginx", "zlib", "promise", "request", "response", "header",
              "stream", "buffer", "socket", "encoder", "decoder", "latency", "throughput", "session", "token"]
     parts, size, index = ["["], 1, 0
@@ -137,6 +161,84 @@ def generate_data():
         log("generating the served files into .build-bench/www (once)")
         subprocess.run([sys.executable, os.path.abspath(__file__), "--generate"], check=True)
     return json.load(open(os.path.join(WWW, "sizes.json")))
+
+
+API_DIR = os.path.join(WWW, "api")
+API_VERSION = "1"  # bump when the api-mix files or plan change
+API_PATHS = 1_000
+API_PLAN_LENGTH = 4_000  # requests in the plan; a run takes them in turn, wrapping around
+API_RECEIPT = b'{"accepted":true,"queue":"orders","eta":42}'  # nginx.conf.template's POST /api/orders answer
+LANGUAGES = ["en-US", "de-DE,de;q=0.9,en;q=0.5", "fr-CH, fr;q=0.9", "ja-JP", "pt-BR,pt;q=0.8", "es-419", "nl", "sv-SE"]
+
+
+def api_sizes():
+    """The response size of each of the 1,000 paths: log-uniform over 1-64 KiB from a fixed seed (most responses are
+    a few KiB, a few are large), the shape of a typical JSON API."""
+    rng = random.Random(2323)
+    return [int(1024 * 2 ** rng.uniform(0, 6)) for _ in range(API_PATHS)]
+
+
+def write_api_data():
+    """api/items/<n>.json (1,000 JSON arrays of records, 1-64 KiB) and api/plan.tsv: the request list every
+    api-mix client replays, one request a line: method, path with query, expected body bytes, expected decoded
+    records, X-Request-Id, Accept-Language, JSON body or '-'. 1 request in 5 is a POST of a JSON order."""
+    os.makedirs(os.path.join(API_DIR, "items"), exist_ok=True)
+    items = []
+    for number_, size in enumerate(api_sizes()):
+        document = json_document(size, seed=number_)
+        open(os.path.join(API_DIR, "items", f"{number_}.json"), "wb").write(document)
+        items.append((len(document), len(json.loads(document))))
+    rng = random.Random(2324)
+    sorts = ["id", "-score", "name", "-updated"]
+    lines = []
+    for index in range(API_PLAN_LENGTH):
+        request_id = "%016x" % rng.getrandbits(64)
+        language = rng.choice(LANGUAGES)
+        if rng.random() < 0.2:
+            order = {"sku": "SKU-%06d" % rng.randrange(1_000_000), "quantity": rng.randint(1, 9),
+                     "note": "".join(rng.choice("abcdefghij klmnop") for _ in range(rng.randint(16, 1500)))}
+            body = json.dumps(order, separators=(",", ":"))
+            lines.append(["POST", "/api/orders?source=bench&attempt=%d" % rng.randint(1, 3), str(len(API_RECEIPT)),
+                          "1", request_id, language, body])
+        else:
+            number_ = rng.randrange(API_PATHS)
+            query = "page=%d&per_page=%d&sort=%s" % (rng.randint(1, 50), rng.choice([10, 25, 50]), rng.choice(sorts))
+            size, records = items[number_]
+            lines.append(["GET", f"/api/items/{number_}.json?{query}", str(size), str(records), request_id, language,
+                          "-"])
+    with open(os.path.join(API_DIR, "plan.tsv"), "w") as file:
+        file.write("".join("\t".join(line) + "\n" for line in lines))
+    open(os.path.join(API_DIR, ".complete"), "w").write(API_VERSION)
+
+
+def generate_api_data():
+    stamp = os.path.join(API_DIR, ".complete")
+    if not (os.path.exists(stamp) and open(stamp).read() == API_VERSION):
+        log("generating the api-mix files into .build-bench/www/api (once)")
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--generate-api"], check=True)
+    return os.path.join(API_DIR, "plan.tsv")
+
+
+def make_certificates(run_dir):
+    """A CA and a server certificate for 127.0.0.1 and localhost, made afresh for the run with openssl; the clients
+    trust the CA file (ca.crt) only."""
+    if not shutil.which("openssl"):
+        sys.exit("bench: openssl not found (it makes the HTTPS rows' certificates); run `apt-get install -y openssl`")
+
+    def openssl(*args):
+        subprocess.run(["openssl", *args], check=True, cwd=run_dir, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=Malibu bench CA", "-keyout", "ca.key", "-out", "ca.crt",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=127.0.0.1",
+            "-keyout", "server.key", "-out", "server.csr")
+    open(os.path.join(run_dir, "server.ext"), "w").write(
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+            "-out", "server.crt", "-extfile", "server.ext")
+    return os.path.join(run_dir, "ca.crt")
 
 
 def write_data():
@@ -187,9 +289,10 @@ class Nginx:
 
     def start(self):
         for _ in range(5):
-            self.port = free_port()
+            self.port, self.tls_port = free_port(), free_port()
             config = open(TEMPLATE).read()
-            for key, value in {"@PORT@": str(self.port), "@RUN_DIR@": self.run_dir, "@WWW_DIR@": WWW,
+            for key, value in {"@PORT@": str(self.port), "@TLS_PORT@": str(self.tls_port),
+                               "@RUN_DIR@": self.run_dir, "@WWW_DIR@": WWW,
                                "@USER_DIRECTIVE@": "user root;" if os.getuid() == 0 else ""}.items():
                 config = config.replace(key, value)
             path = os.path.join(self.run_dir, "nginx.conf")
@@ -236,9 +339,17 @@ def client_binary(contender):
 
 def client_command(contender, workload, base, run_dir, sizes):
     binary = client_binary(contender)
-    _, _, name, extra, _ = workload
+    key, _, name, extra, _ = workload
+    if name == "api-mix" and key.startswith("api-h2"):
+        base = base.replace("http://", "https://").replace(f":{sizes['port']}", f":{sizes['tls_port']}")
     args = [binary, contender, name, "--base", base] + extra
-    if name == "json-seq":
+    if name == "api-mix":
+        args += ["--requests", str(API_REQUESTS), "--plan", sizes["plan"], "--max-seconds", str(API_MAX_SECONDS)]
+        if key.startswith("api-h2"):
+            args += ["--ca", sizes["ca"]]
+    elif name == "fan-out":
+        args += ["--requests", str(FAN_OUT_REQUESTS), "--plan", sizes["plan"]]
+    elif name == "json-seq":
         args += ["--requests", str(10 * SEQUENTIAL_REQUESTS)]  # ~1 s a run: steady state, not start-up
     elif name == "get-seq":
         args += ["--requests", str(SEQUENTIAL_REQUESTS), "--bytes", "100", "--max-seconds", str(MAX_SECONDS)]
@@ -364,6 +475,10 @@ def facade_overhead(stats):
     return 1e6 / stats["facade-mock"]["median"] - 1e6 / stats["mock"]["median"]
 
 
+EXTRA_FIELDS = ["cpu_us_per_request", "p50_ms", "p99_ms", "fds_before", "fds_peak", "fds_after", "threads_before",
+                "threads_peak", "threads_after", "rss_before_mib", "rss_after_mib", "rss_trimmed_mib"]
+
+
 def summarize(results):
     stats = {}
     for (key, contender), runs in results.items():
@@ -378,6 +493,10 @@ def summarize(results):
             "errors": sum(1 for r in runs if r.get("errors")),
             "requests": min((r.get("requests", 0) for r in good), default=0),
             "runs": len(runs),
+            # api-mix and fan-out: the medians of the extra figures of the good runs
+            **{field: statistics.median(r[field] for r in good if field in r) if any(field in r for r in good)
+               else None for field in EXTRA_FIELDS},
+            "detail": next((r.get("detail", "") for r in good), ""),
         }
     return stats
 
@@ -390,10 +509,10 @@ def stopped_early(stats):
     """The GET rows that hit MAX_SECONDS before their request count: (label, contender, fewest requests done)."""
     found = []
     for key, label, name, _, contenders in WORKLOADS:
-        planned = SEQUENTIAL_REQUESTS if name == "get-seq" else CONCURRENT_REQUESTS
+        planned = {"get-seq": SEQUENTIAL_REQUESTS, "api-mix": API_REQUESTS}.get(name, CONCURRENT_REQUESTS)
         for contender in contenders:
             row = stats.get(key, {}).get(contender)
-            if name.startswith("get-") and row and 0 < row["requests"] < planned:
+            if (name.startswith("get-") or name == "api-mix") and row and 0 < row["requests"] < planned:
                 found.append((label, contender, row["requests"]))
     return found
 
@@ -402,10 +521,94 @@ def stopped_early(stats):
 FLOOR_OF = {"malibu-curl": "floor-curl", "malibu-curl-loop": "floor-curl-loop"}
 
 
+def api_targets(key, contender, stats):
+    """The benchmark issue's api-mix targets for one row: (text, met) pairs."""
+    row, out = stats[contender], []
+
+    def ratio_to(other, at_least, name):
+        if stats.get(other, {}).get("median") and row["median"]:
+            out.append((f"≥ {at_least:g}× {name}", row["median"] / stats[other]["median"] >= at_least))
+
+    if contender == "malibu-curl" and not key.endswith("-1"):
+        ratio_to("ahc", 2, "AHC")
+        ratio_to("c", 0.7, "C")
+        if key.endswith("-256") and stats.get("c", {}).get("p99_ms") and row.get("p99_ms"):
+            out.append(("p99 ≤ 1.5× C's", row["p99_ms"] <= 1.5 * stats["c"]["p99_ms"]))
+    elif contender == "facade-curl-data":
+        ratio_to("malibu-curl", 0.85, "CurlTransport")
+    elif contender == "facade-curl":
+        if stats.get("ahc", {}).get("median") and row["median"]:
+            out.append(("> AHC + JSONDecoder", row["median"] > stats["ahc"]["median"]))
+        ratio_to("urlsession", 4, "URLSession + JSONDecoder")
+    return out
+
+
+def optional(value, digits=1):
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def api_table(stats):
+    """The realistic rows (api-mix): rate, CPU per request, latency percentiles, peak RSS, ratio to C, targets."""
+    lines = ["| workload | contender | req/s (median) | min–max | CPU µs/request | p50 ms | p99 ms | peak RSS (MiB) "
+             "| × C | target |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for key, label, name, _, contenders in WORKLOADS:
+        if name != "api-mix":
+            continue
+        for contender in contenders:
+            row = stats.get(key, {}).get(contender)
+            if not row:
+                continue
+            base = stats[key].get("c", {}).get("median")
+            ratio = f"{row['median'] / base:.2f}" if base and row["median"] else "—"
+            checks = api_targets(key, contender, stats[key])
+            verdict = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for text, met in checks) or "—"
+            if row["errors"]:
+                verdict = f"**{row['errors']}/{row['runs']} runs failed**; " + verdict
+            lines.append(f"| {label} | {contender} | {number(row['median'])} | {number(row['min'])}–"
+                         f"{number(row['max'])} | {optional(row['cpu_us_per_request'])} | "
+                         f"{optional(row['p50_ms'], 2)} | {optional(row['p99_ms'], 2)} | {row['rss']:.0f} | {ratio} "
+                         f"| {verdict} |")
+    return "\n".join(lines)
+
+
+def fan_out_table(stats):
+    """fan-out: time to drain, descriptors, threads and RSS before / at peak / after, and the issue's targets."""
+    lines = ["| contender | drain (s) | req/s | descriptors before / peak / after | threads before / peak / after "
+             "| RSS before / peak / after / trimmed (MiB) | target |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for contender, row in stats.get("fan-out", {}).items():
+        if not row["median"]:
+            lines.append(f"| {contender} | — | — | — | — | — | **{row['errors']}/{row['runs']} runs failed** |")
+            continue
+        if any(row[f] is None for f in ("fds_before", "fds_peak", "fds_after", "threads_before", "threads_peak",
+                                          "threads_after", "rss_before_mib", "rss_after_mib")):
+            lines.append(f"| {contender} | — | {number(row['median'])} | — | — | — | **no fan-out figures in the "
+                         "report: rebuild the client** |")
+            continue
+        fds = [row[f] for f in ("fds_before", "fds_peak", "fds_after")]
+        threads = [row[f] for f in ("threads_before", "threads_peak", "threads_after")]
+        rss = [row["rss_before_mib"], row["rss"], row["rss_after_mib"], row["rss_trimmed_mib"] or 0]
+        checks = [(f"descriptors ≤ before + pool ({FAN_OUT_POOL})", fds[1] <= fds[0] + FAN_OUT_POOL),
+                  ("threads flat (peak ≤ before + CPUs + 2)", threads[1] <= threads[0] + (os.cpu_count() or 1) + 2),
+                  ("peak RSS < 64 MiB", rss[1] < 64),
+                  ("RSS after ≤ 1.25× before", rss[2] <= 1.25 * rss[0]),
+                  ("after malloc_trim ≤ 1.25× before", rss[3] <= 1.25 * rss[0])]
+        verdict = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for text, met in checks)
+        if row["errors"]:
+            verdict = f"**{row['errors']}/{row['runs']} runs failed**; " + verdict
+        lines.append(f"| {contender} | {FAN_OUT_REQUESTS / row['median']:.2f} | {number(row['median'])} | "
+                     + " / ".join(f"{v:.0f}" for v in fds) + " | " + " / ".join(f"{v:.0f}" for v in threads) + " | "
+                     + " / ".join(f"{v:.1f}" for v in rss) + f" | {verdict} |")
+    return "\n".join(lines)
+
+
 def table(stats):
     lines = ["| workload | contender | median | min–max | unit | peak RSS (MiB) | × C | target |",
              "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
-    for key, label, _, _, contenders in WORKLOADS:
+    for key, label, name, _, contenders in WORKLOADS:
+        if name in REALISTIC:
+            continue
         for contender in contenders:
             row = stats.get(key, {}).get(contender)
             if not row:
@@ -528,12 +731,15 @@ def main():
         if not os.access(binary, os.X_OK):
             sys.exit(f"bench: {binary} is missing; run `make bench` (it builds both)")
     sizes = generate_data()
+    sizes["plan"] = generate_api_data()
     remove_stale_run_directories()
     run_dir = tempfile.mkdtemp(prefix="run-", dir=WORK)
     server = Nginx(nginx_binary, run_dir)
     try:
         try:
+            sizes["ca"] = make_certificates(run_dir)
             base = server.start()
+            sizes["port"], sizes["tls_port"] = server.port, server.tls_port
             log(f"nginx on {base}; {REPEATS} repeats; {'quick' if QUICK else 'full'} mode")
             results = measure(base, run_dir, sizes)
             floor = floors(base, run_dir) if not ONLY else {}
@@ -557,6 +763,28 @@ def main():
                f"{SEQUENTIAL_REQUESTS:,} sequential and {CONCURRENT_REQUESTS:,} concurrent requests). "
                f"Wall time {time.monotonic() - started:,.0f} s.", ""] + machine(nginx_binary) + [""]
     text = "\n".join(heading) + "\n" + results_table + "\n"
+    realistic = api_table(stats)
+    if realistic.count("\n") > 1:
+        text += ("\n### Realistic rows: api-mix\n\n1,000 paths with query strings, JSON of 1–64 KiB (a fixed seeded "
+                 "distribution), varied `X-Request-Id` and `Accept-Language` values, 1 request in 5 a JSON POST; "
+                 "plain HTTP/1.1, and HTTPS with HTTP/2 over a CA made for the run. `c` (libcurl multi) and "
+                 "`malibu-curl` (CurlTransport) transfer and count bytes: the transfer floor and Malibu's transport; "
+                 "`facade-curl-data` is the facade with `toData()`, no decoding. "
+                 "`facade-curl` (`Networking` + `validate()` + `decode`), `ahc` and `urlsession` decode into the same "
+                 "`Codable` types with `JSONDecoder`. `urlsession` has no HTTPS rows: Foundation on Linux cannot trust "
+                 "a CA outside the system store, and the run's CA is not installed there. Its facade target on the "
+                 "HTTPS rows is therefore not judged. CPU µs/request: the process's user + system time over the "
+                 f"measured requests. {API_REQUESTS:,} requests a run (at most {API_MAX_SECONDS:g} s).\n\n"
+                 + realistic + "\n")
+    if stats.get("fan-out"):
+        text += (f"\n### Realistic rows: fan-out\n\n{FAN_OUT_REQUESTS:,} requests of the api-mix plan (plain HTTP/1.1) "
+                 f"started by 1,000 tasks at once over a pool of {FAN_OUT_POOL} connections; drain: the time until the "
+                 "last response. Before: the client made and one request done; peak: sampled every 5 ms (RSS: VmHWM); "
+                 "after: one second after the last response, the client still alive. Threads flat: at most one more "
+                 "per CPU (the Swift pool widening) and two of the client's own than before. Trimmed: the RSS after "
+                 "`malloc_trim(0)`, taken right after: what of 'after' is glibc keeping freed pages. `malibu-curl` transfers "
+                 "only, "
+                 "`facade-curl` and `ahc` decode.\n\n" + fan_out_table(stats) + "\n")
     text += ("\n× C: the row's median over the C row of its workload (libcurl; raw zlib inflate from memory for "
              "gzip). Peak RSS: the largest of the row's runs, as VmHWM (the process's own high-water mark); the C "
              "gzip row holds the whole compressed file in memory. `floor-curl` and `floor-curl-loop` (GET rows): the "
@@ -565,7 +793,8 @@ def main():
              "(bench-client-floor); beside the direct CurlTransport rows, their median over the floor's.\n")
     early = stopped_early(stats)
     if early:
-        text += (f"\nGET rows stop starting requests after {MAX_SECONDS:g} s (`BENCH_MAX_SECONDS`) and report the rate "
+        text += (f"\nGET rows stop starting requests after {MAX_SECONDS:g} s (`BENCH_MAX_SECONDS`; api-mix rows after "
+                 f"{API_MAX_SECONDS:g} s) and report the rate "
                  "over the requests done; these did (fewest requests of a run): "
                  + "; ".join(f"{label} / {contender}: {count:,}" for label, contender, count in early) + ".\n")
     if floor:
@@ -586,6 +815,8 @@ def main():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--generate"]:
         sys.exit(write_data())
+    if sys.argv[1:] == ["--generate-api"]:
+        sys.exit(write_api_data())
     try:
         sys.exit(main())
     except (KeyboardInterrupt, Interrupted) as stop:

@@ -7,25 +7,33 @@ import Malibu
 struct TransportClient: Client {
   let transport: any Transport
   let authority: String
+  var scheme = "http"
+  /// `TransferOptions()`, trusting `--ca` when given (the https `api-mix` rows).
+  var options = TransferOptions()
   let close: @Sendable () -> Void
   var taskExecutor: (any TaskExecutor)? = nil
   /// The header fields of every request: none, or the facade's defaults with `--request-fields facade`.
   var fields = HTTPFields()
 
-  /// A CurlTransport whose connection limits fit the workload's concurrency; with `onLoop` (the `-loop` contenders),
+  /// A CurlTransport whose connection limits fit the workload's concurrency (or `--pool`); with `onLoop` (the `-loop` contenders),
   /// the workload runs on the transport's loop thread (`CurlTransport.taskExecutor`).
   static func curl(_ options: Options, onLoop: Bool = false) -> TransportClient {
     var configuration = CurlTransport.Configuration()
-    configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, options.concurrency)
-    configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, options.concurrency)
+    // `--pool` (fan-out) bounds the connections below the tasks in flight; otherwise one connection per task.
+    let connections = options.pool ?? options.concurrency
+    configuration.maximumConnectionsPerHost = options.pool ?? max(configuration.maximumConnectionsPerHost, connections)
+    configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, connections)
     let transport = CurlTransport(configuration: configuration)
-    return TransportClient(
+    var client = TransportClient(
       transport: transport,
       authority: options.authority,
       close: { transport.shutdown() },
       taskExecutor: onLoop ? transport.taskExecutor : nil,
       fields: fields(options)
     )
+    client.scheme = options.scheme
+    client.options.tls.caFile = options.caFile
+    return client
   }
 
   /// A URLSessionTransport whose session allows as many connections as the workload keeps in flight.
@@ -59,7 +67,7 @@ struct TransportClient: Client {
   }
 
   private func head(_ method: HTTPRequest.Method, _ path: String) -> HTTPRequest {
-    HTTPRequest(method: method, scheme: "http", authority: authority, path: path, headerFields: fields)
+    HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: fields)
   }
 
   /// GET with the body collected; the status must be 200.
@@ -67,11 +75,29 @@ struct TransportClient: Client {
     let (response, data, _) = try await transport.data(
       for: head(.get, path),
       body: nil,
-      options: TransferOptions(),
+      options: options,
       upTo: maxBytes
     )
     guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
     return data
+  }
+
+  /// `api-mix`, transfer only: the request with the plan's header values (and its JSON bytes for a POST), the body
+  /// collected and counted, no decoding.
+  func api(_ call: ApiCall) async throws -> ApiAnswer {
+    var request = head(call.isPost ? .post : .get, call.path)
+    request.headerFields[.accept] = "application/json"
+    request.headerFields[.acceptLanguage] = call.language
+    request.headerFields[HTTPField.Name("X-Request-Id")!] = call.requestID
+    if call.isPost { request.headerFields[.contentType] = "application/json" }
+    let (response, data, _) = try await transport.data(
+      for: request,
+      body: call.body.map { RequestBody.data($0) },
+      options: options,
+      upTo: 1 << 20
+    )
+    guard response.status.code == 200 else { throw BenchError.status(response.status.code) }
+    return .transferred(data.count)
   }
 
   func get(_ path: String) async throws -> Int {

@@ -4,12 +4,14 @@
 //                [--out PATH]
 //
 // Prints one JSON line (see BenchSupport/Report.swift). Contenders here: malibu-curl, malibu-urlsession,
-// facade-curl, facade-urlsession, urlsession, malibu-curl-loop and facade-curl-loop (the workload runs on the
+// facade-curl, facade-urlsession, urlsession, facade-curl-data (api-mix: the facade with toData(), no decoding),
+// malibu-curl-loop and facade-curl-loop (the workload runs on the
 // transport's loop thread, CurlTransport.taskExecutor), and mock / facade-mock (MockTransport: the facade's CPU alone; the
 // json-seq rows, and profiling); async-http-client is bench-client-ahc, a binary of its own so that
 // neither side's peak RSS carries the other's code (SwiftNIO, BoringSSL). Workloads: get-seq, get-concurrent,
 // download-collect, download-stream, download-file, upload-file, gzip-decode, json-seq (mock contenders: GET +
-// validate + decode of a 1 KiB JSON board). The runner is Scripts/bench.py.
+// validate + decode of a 1 KiB JSON board), api-mix and fan-out (--plan; see the README's "The realistic rows").
+// The runner is Scripts/bench.py.
 
 import BenchSupport
 
@@ -20,6 +22,12 @@ benchMain { options in
   case "malibu-urlsession": TransportClient.urlSession(options)
   case "facade-curl": FacadeClient(transport: .curl(options), base: options.base)
   case "facade-curl-loop": FacadeClient(transport: .curl(options, onLoop: true), base: options.base)
+  case "facade-curl-data":
+    {
+      var client = FacadeClient(transport: .curl(options), base: options.base)
+      client.decodes = false
+      return client
+    }()
   case "facade-urlsession": FacadeClient(transport: .urlSession(options), base: options.base)
   case "urlsession": URLSessionClient(options)
   case "mock": TransportClient.mock(options)

@@ -2,11 +2,13 @@ import AsyncHTTPClient
 import BenchSupport
 import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NIOHTTPCompression
+import NIOSSL
 
 /// `ahc`: async-http-client's `HTTPClient` with its async API; one shared client whose HTTP/1.1 connection pool is
-/// sized to the workload's concurrency, on the default event loop group.
+/// sized to the workload's concurrency (or `--pool`), on the default event loop group.
 struct AHCClient: Client {
   let client: HTTPClient
   let base: String
@@ -15,9 +17,14 @@ struct AHCClient: Client {
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool = .init(
       idleTimeout: .seconds(60),
-      concurrentHTTP1ConnectionsPerHostSoftLimit: max(8, options.concurrency)
+      concurrentHTTP1ConnectionsPerHostSoftLimit: options.pool ?? max(8, options.concurrency)
     )
     configuration.decompression = decompression ? .enabled(limit: .none) : .disabled
+    if let caFile = options.caFile {
+      var tls = TLSConfiguration.makeClientConfiguration()
+      tls.trustRoots = .file(caFile)
+      configuration.tlsConfiguration = tls
+    }
     client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     base = options.base
   }
@@ -68,6 +75,27 @@ struct AHCClient: Client {
   /// The client was created with decompression on: AHC inflates as the body streams.
   func decode(_ path: String) async throws -> Int {
     try await stream(path)
+  }
+
+  /// `api-mix`: the request with the plan's header values (a POST encodes its `Order` with `JSONEncoder`), the body
+  /// collected and decoded with `JSONDecoder` into `[Item]` or the `Receipt`.
+  func api(_ call: ApiCall) async throws -> ApiAnswer {
+    var request = HTTPClientRequest(url: base + call.path)
+    request.headers.add(name: "Accept", value: "application/json")
+    request.headers.add(name: "Accept-Language", value: call.language)
+    request.headers.add(name: "X-Request-Id", value: call.requestID)
+    if let order = call.order {
+      request.method = .POST
+      request.headers.add(name: "Content-Type", value: "application/json")
+      request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(order)))
+    }
+    let response = try await execute(request)
+    let body = try await response.body.collect(upTo: 1 << 20)
+    if call.isPost {
+      _ = try JSONDecoder().decode(Receipt.self, from: body)
+      return .decoded(1)
+    }
+    return .decoded(try JSONDecoder().decode([Item].self, from: body).count)
   }
 
   func shutdown() async {

@@ -15,6 +15,9 @@ package protocol Client: Sendable {
   func decode(_ path: String) async throws -> Int
   /// GET of a JSON ``Board``, validated and decoded; returns the board.
   func board(_ path: String) async throws -> Board
+  /// `api-mix`: one request of the plan; the transfer-only contenders return the body's byte count, the others the
+  /// records they decoded.
+  func api(_ call: ApiCall) async throws -> ApiAnswer
   /// Releases connections and threads.
   func shutdown() async
   /// The executor the workload runs on: the transport's loop thread for the `-loop` contenders, `nil` (the global
@@ -32,6 +35,7 @@ extension Client {
   }
   package func decode(_ path: String) async throws -> Int { throw BenchError("not offered by this contender") }
   package func board(_ path: String) async throws -> Board { throw BenchError("not offered by this contender") }
+  package func api(_ call: ApiCall) async throws -> ApiAnswer { throw BenchError("not offered by this contender") }
   package func shutdown() async {}
   package var taskExecutor: (any TaskExecutor)? { nil }
 }

@@ -4,7 +4,7 @@ import Foundation
 package struct Options: Sendable {
   package static let usage = """
     usage: bench-client <contender> <workload> --base URL [--requests N] [--concurrency N] [--bytes N] \
-    [--file PATH] [--out PATH] [--max-seconds S] [--request-fields facade]
+    [--file PATH] [--out PATH] [--max-seconds S] [--request-fields facade] [--plan PATH] [--ca PATH] [--pool N]
     """
 
   package var contender: String
@@ -23,6 +23,12 @@ package struct Options: Sendable {
   /// (`DefaultHeaders.fields`) with every request, so that they put the same bytes on the wire as the `facade-`
   /// contenders and a comparison by hand measures the facade's own work alone. Off in `make bench`.
   package var sendsFacadeFields = false
+  /// `api-mix`: the request plan (see ``ApiCall``).
+  package var plan: String?
+  /// The CA file that signed an https `base`'s certificate; the clients trust it.
+  package var caFile: String?
+  /// `fan-out`: the connections the client's pool may open to the host (the workload's concurrency otherwise).
+  package var pool: Int?
 
   package init(_ arguments: [String]) throws(UsageError) {
     guard arguments.count >= 2 else { throw UsageError("missing <contender> <workload>") }
@@ -39,6 +45,9 @@ package struct Options: Sendable {
       case "--bytes": bytes = Int(value) ?? -1
       case "--file": file = value
       case "--out": out = value
+      case "--plan": plan = value
+      case "--ca": caFile = value
+      case "--pool": pool = try Self.positive(value, arguments[index])
       case "--max-seconds": maxSeconds = Double(value).flatMap { $0 > 0 ? $0 : nil }
       case "--request-fields":
         guard value == "facade" || value == "none" else { throw UsageError("--request-fields is facade or none") }
@@ -47,6 +56,11 @@ package struct Options: Sendable {
       }
       index += 2
     }
+  }
+
+  /// `http` or `https`: the scheme of ``base``.
+  package var scheme: String {
+    base.hasPrefix("https:") ? "https" : "http"
   }
 
   /// `host:port` of ``base``, for building `HTTPRequest`s.

@@ -16,11 +16,41 @@ package struct Report: Encodable {
   package var bytes = 0
   package var errors = 0
   package var detail = ""
+  /// `api-mix`: CPU time of the whole process over the measured requests, per request, in µs.
+  package var cpuMicrosPerRequest: Double?
+  /// `api-mix`: the median and 99th percentile of the requests' latencies, in ms.
+  package var p50: Double?
+  package var p99: Double?
+  /// `fan-out`: descriptors, threads and RSS before, at peak and after (written flat into the JSON line).
+  var fanOut: FanOutFigures?
 
   enum CodingKeys: String, CodingKey {
     case contender, workload, value, unit, seconds, requests, bytes, errors, detail
+    case cpuMicrosPerRequest = "cpu_us_per_request"
+    case p50 = "p50_ms"
+    case p99 = "p99_ms"
     case peakRSS = "peak_rss_mib"
     case maxRSS = "ru_maxrss_mib"
+  }
+
+  /// The synthesized fields, then the `fan-out` figures in the same object.
+  package func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(contender, forKey: .contender)
+    try container.encode(workload, forKey: .workload)
+    try container.encode(value, forKey: .value)
+    try container.encode(unit, forKey: .unit)
+    try container.encode(seconds, forKey: .seconds)
+    try container.encode(peakRSS, forKey: .peakRSS)
+    try container.encode(maxRSS, forKey: .maxRSS)
+    try container.encode(requests, forKey: .requests)
+    try container.encode(bytes, forKey: .bytes)
+    try container.encode(errors, forKey: .errors)
+    try container.encode(detail, forKey: .detail)
+    try container.encodeIfPresent(cpuMicrosPerRequest, forKey: .cpuMicrosPerRequest)
+    try container.encodeIfPresent(p50, forKey: .p50)
+    try container.encodeIfPresent(p99, forKey: .p99)
+    try fanOut?.encode(to: encoder)
   }
 
   package init(contender: String, workload: String) {

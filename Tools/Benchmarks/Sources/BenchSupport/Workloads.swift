@@ -35,6 +35,8 @@ package enum Workloads {
         try await transfer(options, &report) { try await client.download("/100m.bin", to: out) }
       case "upload-file": try await upload(client, options, &report)
       case "gzip-decode": try await transfer(options, &report) { try await client.decode("/100m.json") }
+      case "api-mix": try await apiMix(client, options, &report)
+      case "fan-out": try await fanOutDrain(client, options, &report)
       default: throw BenchError("unknown workload \(options.workload)")
       }
     } catch {
@@ -43,7 +45,7 @@ package enum Workloads {
     }
   }
 
-  private static func seconds(since start: ContinuousClock.Instant) -> Double {
+  static func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
   }
@@ -193,6 +195,86 @@ package enum Workloads {
     if !answer.contains("\"received\":\(size)}") {
       report.errors = 1
       report.detail = "the sink answered \(answer.prefix(200))"
+    }
+  }
+}
+
+extension Workloads {
+  /// `api-mix`: `concurrency` workers take the plan's requests in turn (wrapping around) until `requests` are done;
+  /// each response is checked (byte count or decoded records). Reports the rate, the process's CPU time per request
+  /// and the latencies' p50 and p99. A warm-up of two requests per worker opens the connections first.
+  fileprivate static func apiMix(_ client: any Client, _ options: Options, _ report: inout Report) async throws {
+    guard let path = options.plan else { throw BenchError("--plan is required") }
+    let plan = try ApiCall.plan(path)
+    let warm = options.concurrency * 2
+    _ = await apiRun(client, plan, options.concurrency, first: 0, total: warm, deadline: nil)
+    let cpu = processCPUSeconds()
+    let start = ContinuousClock.now
+    let deadline = options.maxSeconds.map { start + .milliseconds(Int($0 * 1000)) }
+    let run = await apiRun(client, plan, options.concurrency, first: warm, total: options.requests, deadline: deadline)
+    let elapsed = seconds(since: start)
+    let cpuSeconds = processCPUSeconds() - cpu
+    let latencies = run.latencies.sorted()
+    report.value = Double(latencies.count) / elapsed
+    report.unit = "req/s"
+    report.seconds = elapsed
+    report.requests = latencies.count
+    report.bytes = run.bytes
+    report.errors = run.errors
+    report.detail = run.firstError ?? "concurrency \(options.concurrency)"
+    if !latencies.isEmpty {
+      report.cpuMicrosPerRequest = cpuSeconds * 1e6 / Double(latencies.count)
+      report.p50 = latencies[(latencies.count - 1) / 2] * 1e3
+      report.p99 = latencies[Int(Double(latencies.count - 1) * 0.99)] * 1e3
+    }
+  }
+
+  private static func apiRun(
+    _ client: any Client,
+    _ plan: [ApiCall],
+    _ width: Int,
+    first: Int,
+    total: Int,
+    deadline: ContinuousClock.Instant?
+  ) async -> (latencies: [Double], bytes: Int, errors: Int, firstError: String?) {
+    let next = Counter()
+    return await withTaskGroup(of: ([Double], Int, Int, String?).self) { group in
+      for _ in 0..<width {
+        group.addTask {
+          var latencies: [Double] = []
+          var bytes = 0
+          var errors = 0
+          var firstError: String?
+          while true {
+            let number = next.take()
+            guard number < total else { break }
+            if let deadline, ContinuousClock.now >= deadline { break }
+            let call = plan[(first + number) % plan.count]
+            let start = ContinuousClock.now
+            do {
+              let answer = try await client.api(call)
+              bytes += answer.bytes ?? call.bytes
+              if !answer.matches(call) {
+                errors += 1
+                firstError = firstError ?? "\(call.path): expected \(call.bytes) bytes, \(call.records) records"
+              }
+            } catch {
+              errors += 1
+              firstError = firstError ?? "\(call.path): \(error)"
+            }
+            latencies.append(seconds(since: start))
+          }
+          return (latencies, bytes, errors, firstError)
+        }
+      }
+      var sum = (latencies: [Double](), bytes: 0, errors: 0, firstError: String?.none)
+      for await (latencies, bytes, errors, firstError) in group {
+        sum.latencies += latencies
+        sum.bytes += bytes
+        sum.errors += errors
+        sum.firstError = sum.firstError ?? firstError
+      }
+      return sum
     }
   }
 }
