@@ -72,22 +72,44 @@ extension Networking {
   func transport(for endpoint: R, request: Request, hooks: HooksSnapshot?) -> any Transport {
     let provider = mockProvider
     guard let hooks else { return provider?.transport(for: endpoint) ?? transport }
-    return hooks.intercepting(chosenTransport(for: endpoint, request: request, hooks: hooks, provider: provider))
+    return hooks.transport(
+      for: request,
+      named: NetworkingHooks<R>.name(of: endpoint),
+      defaultDelay: provider?.delay ?? 0,
+      real: transport,
+      providerMock: { provider?.transport(for: endpoint) }
+    )
+  }
+}
+
+extension HooksSnapshot {
+  /// The transport for `request` by the mock mode: a registered mock, the mock provider's (`providerMock`), or `real`;
+  /// in `mocksOnly`, one that fails with `missingMock` naming `name` when no mock answers. The interceptors, if any,
+  /// sit above it.
+  func transport(
+    for request: Request,
+    named name: @autoclosure () -> String,
+    defaultDelay: Double,
+    real: any Transport,
+    providerMock: () -> (any Transport)? = { nil }
+  ) -> any Transport {
+    intercepting(chosenTransport(for: request, named: name, defaultDelay: defaultDelay, real: real, providerMock))
   }
 
   private func chosenTransport(
-    for endpoint: R,
-    request: Request,
-    hooks: HooksSnapshot,
-    provider: MockProvider<R>?
+    for request: Request,
+    named name: () -> String,
+    defaultDelay: Double,
+    real: any Transport,
+    _ providerMock: () -> (any Transport)?
   ) -> any Transport {
-    if hooks.mockMode == .realOnly { return transport }
-    if !hooks.mocks.isEmpty, let mock = hooks.mocks[request] {
-      return MockResponder(mock: mock, defaultDelay: provider?.delay ?? 0)
+    if mockMode == .realOnly { return real }
+    if !mocks.isEmpty, let mock = mocks[request] {
+      return MockResponder(mock: mock, defaultDelay: defaultDelay)
     }
-    if let mocked = provider?.transport(for: endpoint) { return mocked }
-    guard hooks.mockMode == .mocksOnly else { return transport }
-    return MissingMockTransport(endpoint: NetworkingHooks<R>.name(of: endpoint))
+    if let mocked = providerMock() { return mocked }
+    guard mockMode == .mocksOnly else { return real }
+    return MissingMockTransport(endpoint: name())
   }
 }
 

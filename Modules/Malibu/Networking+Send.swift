@@ -130,36 +130,22 @@ extension Networking {
     let built = Result { () throws(NetworkError) in try typed.makeRequest() }
     let named = (try? built.get()) ?? Request(method: typed.method, resource: typed.path)
     let subject = NetworkingHooks<R>.Subject.typed(typed, named)
-    try hooks.checkServing(subject, logger: logger, abandoning: ticket, of: limiter)
-    try await limiter.wait(for: ticket)
-    defer { limiter.release() }
-    let view = try hooks.admit(subject, logger: logger)
-    let source: Request
-    do {
-      source = try built.get()
-    } catch {
-      logger.log(error: error)
-      throw hooks.failed(subject, request: named, error: error)
+    let accepted = try await perform(subject, ticket: ticket, control: control) { view in
+      let source: Request
+      do {
+        source = try built.get()
+      } catch {
+        logger.log(error: error)
+        throw hooks.failed(subject, request: named, error: error)
+      }
+      let base = (view ?? .plain).transport(
+        for: source,
+        named: "\(T.self)",
+        defaultDelay: mockProvider?.delay ?? 0,
+        real: transport
+      )
+      return (prepared(source), base)
     }
-    let base = view.transport(
-      forTyped: "\(T.self)",
-      request: source,
-      defaultDelay: mockProvider?.delay ?? 0,
-      real: transport
-    )
-    var request = source
-    let (beforeEach, sessionCachePolicy) = settings.withLock { ($0.beforeEach, $0.sessionCachePolicy) }
-    if let beforeEach {
-      request = beforeEach(request)
-    }
-    request.adoptCachePolicy(sessionCachePolicy)
-    let response: Response
-    do {
-      response = try await collect(request, of: nil, through: base, storingOffline: true, control: control)
-    } catch {
-      throw hooks.failed(subject, request: request, error: error)
-    }
-    let accepted = try hooks.accept(response, as: view, of: subject, request: request, logger: logger)
     // A GraphQL resource is under `data` already: the networking's key path is for the envelopes of REST APIs.
     let keyPath = typed.resourceKeyPath ?? (typed is any GraphQLRequest ? .topLevel : resourceKeyPath)
     do {
@@ -254,27 +240,5 @@ extension Networking {
         underlyingError: primaryError.underlyingError
       )
     }
-  }
-}
-
-extension HooksSnapshot {
-  /// The transport for a typed request: a mock registered for its `Request`, or `real`, by the mock mode; in
-  /// `mocksOnly`, one that fails with `missingMock` when no mock answers it. The interceptors, if any, sit above it.
-  func transport(forTyped name: String, request: Request, defaultDelay: Double, real: any Transport) -> any Transport {
-    intercepting(chosenTransport(forTyped: name, request: request, defaultDelay: defaultDelay, real: real))
-  }
-
-  private func chosenTransport(
-    forTyped name: String,
-    request: Request,
-    defaultDelay: Double,
-    real: any Transport
-  ) -> any Transport {
-    if mockMode == .realOnly { return real }
-    if !mocks.isEmpty, let mock = mocks[request] {
-      return MockResponder(mock: mock, defaultDelay: defaultDelay)
-    }
-    guard mockMode == .mocksOnly else { return real }
-    return MissingMockTransport(endpoint: name)
   }
 }

@@ -355,29 +355,42 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// One request, from the endpoint to the response.
   private func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, control: RequestControl) async throws -> Response {
+    try await perform(.endpoint(endpoint), ticket: ticket, control: control) { view in
+      resolve(endpoint, hooks: view)
+    }
+  }
+
+  /// The steps every collected request takes: its turn in the queue, the hooks' admission, its request and transport
+  /// from `resolve` (given the hooks, `nil` when all are at their defaults), the chain, the hooks' acceptance.
+  func perform(
+    _ subject: NetworkingHooks<R>.Subject,
+    ticket: RequestLimiter.Ticket,
+    control: RequestControl,
+    resolve: (HooksSnapshot?) throws -> (request: Request, transport: any Transport)
+  ) async throws -> Response {
     let logger = control.logger ?? self.logger
     // A networking whose hooks are all at their defaults is serving, and has none to snapshot or hand the response to.
     if !hooks.isPlainNow {
-      try hooks.checkServing(endpoint, logger: logger, abandoning: ticket, of: limiter)
+      try hooks.checkServing(subject, logger: logger, abandoning: ticket, of: limiter)
     }
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    let view = hooks.isPlainNow ? nil : try hooks.admit(endpoint, logger: logger)
-    let (request, base) = resolve(endpoint, hooks: view)
+    let view = hooks.isPlainNow ? nil : try hooks.admit(subject, logger: logger)
+    let (request, base) = try resolve(view)
     let response: Response
     do {
       response = try await collect(
         request,
-        of: endpoint,
+        of: subject.endpoint,
         through: base,
         storingOffline: true,
         control: control
       )
     } catch {
-      throw hooks.failed(endpoint, request: request, error: error)
+      throw hooks.failed(subject, request: request, error: error)
     }
     guard let view else { return response }
-    return try hooks.accept(response, as: view, of: endpoint, request: request, logger: logger)
+    return try hooks.accept(response, as: view, of: subject, request: request, logger: logger)
   }
 
   /// ``resolve(_:hooks:)`` with the hooks as they are now (downloads and streams).
@@ -389,14 +402,20 @@ public final class Networking<R: RequestConvertible>: Sendable {
   /// The endpoint's request after ``beforeEach``, and the transport under the chain for it, by the mock mode: a mock
   /// registered for the endpoint, the mock provider's answer, else ``transport`` (see ``transport(for:request:hooks:)``).
   func resolve(_ endpoint: R, hooks: HooksSnapshot?) -> (request: Request, transport: any Transport) {
-    var request = endpoint.request
+    let request = endpoint.request
     let base = transport(for: endpoint, request: request, hooks: hooks)
+    return (prepared(request), base)
+  }
+
+  /// `request` after ``beforeEach``, with the session configuration's cache policy when it names none of its own.
+  func prepared(_ request: Request) -> Request {
+    var request = request
     let (beforeEach, sessionCachePolicy) = settings.withLock { ($0.beforeEach, $0.sessionCachePolicy) }
     if let beforeEach {
       request = beforeEach(request)
     }
     request.adoptCachePolicy(sessionCachePolicy)
-    return (request, base)
+    return request
   }
 
   /// One request taking its turn in the mode's queue, without `beforeEach` (used by ``replay()``).

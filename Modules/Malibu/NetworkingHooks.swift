@@ -75,17 +75,8 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     return snapshot
   }
 
-  /// Fails a request at once while the networking is stopped, before it waits in the queue (giving up its ticket).
-  func checkServing(
-    _ endpoint: R,
-    logger: NetworkLogger,
-    abandoning ticket: RequestLimiter.Ticket,
-    of limiter: RequestLimiter
-  ) throws {
-    try checkServing(.endpoint(endpoint), logger: logger, abandoning: ticket, of: limiter)
-  }
-
-  /// ``checkServing(_:logger:abandoning:of:)`` for a request of any subject.
+  /// Fails a request of `subject` at once while the networking is stopped, before it waits in the queue (giving up
+  /// its ticket).
   func checkServing(
     _ subject: Subject,
     logger: NetworkLogger,
@@ -198,17 +189,6 @@ extension NetworkingHooks {
   func accept(
     _ response: Response,
     as snapshot: HooksSnapshot,
-    of endpoint: R,
-    request: Request,
-    logger: NetworkLogger
-  ) throws -> Response {
-    try accept(response, as: snapshot, of: .endpoint(endpoint), request: request, logger: logger)
-  }
-
-  /// ``accept(_:as:of:request:logger:)`` for a request of any subject.
-  func accept(
-    _ response: Response,
-    as snapshot: HooksSnapshot,
     of subject: Subject,
     request: Request,
     logger: NetworkLogger
@@ -291,6 +271,12 @@ extension NetworkingHooks {
       case .endpoint(let endpoint): return endpoint.request
       case .typed(_, let request): return request
       }
+    }
+
+    /// The endpoint, for a request made from one.
+    var endpoint: R? {
+      guard case .endpoint(let endpoint) = self else { return nil }
+      return endpoint
     }
 
     /// A failure of a request of this subject.
