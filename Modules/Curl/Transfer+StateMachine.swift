@@ -12,10 +12,11 @@ extension Transfer {
   ///
   /// ```
   /// idle ─startHop→ starting ─hopAdded→ awaitingHead ─finalHead→ receivingBody(streaming | collecting)
-  ///   ↑                                      │        ─redirect→  receivingBody(discarding) ─hopEnded→ idle
-  ///   └──────────── next hop ────────────────┘
+  ///                                                  ─redirect→  receivingBody(discarding)
+  /// receivingBody(discarding) ─hopEnded→ idle (the next hop)
+  /// awaitingHead, receivingBody(streaming | collecting) ─hopEnded→ finished
   /// awaitingHead, receivingBody ─refuse→ failing ─hopEnded→ finished
-  /// every state ─cancel→ finished; receivingBody(streaming, collecting) ─hopEnded→ finished
+  /// any state ─cancel→ finished
   /// ```
   struct StateMachine {
     /// How the caller takes the response (the job's sink).
