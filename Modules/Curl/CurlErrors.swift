@@ -19,7 +19,7 @@ enum CurlErrors {
     }
     if let error = proxyError(for: code, transfer: transfer, message: message) { return error }
     // libcurl refuses a response head past its 100 KiB cap with "out of memory": the answer, not the machine.
-    if code == CURLE_OUT_OF_MEMORY, case .waiting = transfer.output {
+    if code == CURLE_OUT_OF_MEMORY, transfer.machine.isAwaitingHead {
       return TransportError(code: .protocolError, message: "\(headTooLarge) (\(context))")
     }
     return TransportError(code: self.code(for: code, detail: detail), message: message)

@@ -14,24 +14,22 @@ extension Transfer {
   func send(into buffer: UnsafeMutableRawBufferPointer) -> Int {
     guard let upload else { return 0 }
     do {
-      switch try upload.read(into: buffer) {
-      case .bytes(let count):
-        sawActivity = true
-        return count
-      case .end:
-        return 0
-      case .wait:
-        sendPaused = true
-        return CCurl_READFUNC_PAUSE
+      let read = try upload.read(into: buffer)
+      machine.uploadRead(read)
+      switch read {
+      case .bytes(let count): return count
+      case .end: return 0
+      case .wait: return CCurl_READFUNC_PAUSE
       }
     } catch {
-      failure =
+      machine.refuse(
         (error as? TransportError)
-        ?? TransportError(
-          code: .invalidRequest,
-          message: "the request body could not be read: \(error)",
-          underlyingError: error
-        )
+          ?? TransportError(
+            code: .invalidRequest,
+            message: "the request body could not be read: \(error)",
+            underlyingError: error
+          )
+      )
       return CCurl_READFUNC_ABORT
     }
   }
@@ -43,7 +41,7 @@ extension Transfer {
       upload = try makeUploadSource()
       return CCurl_SEEKFUNC_OK
     } catch {
-      failure = error
+      machine.refuse(error)
       return CCurl_SEEKFUNC_FAIL
     }
   }

@@ -15,23 +15,23 @@ import Darwin
 /// loop thread; libcurl's callbacks reach it through an `Unmanaged` pointer retained at ``begin()`` and released
 /// exactly once, when the transfer ends.
 ///
-/// Its mutable state is marked `@exclusivity(unchecked)`, as is ``CurlEngine``'s and ``HeaderFieldCache``'s: all of it
-/// is touched by the loop thread alone, one short access at a time, and the run-time checks never found an overlap in
-/// the unit and integration suites while they were on (their cost: BENCHMARKS.md). A change that holds one of these
-/// properties across a libcurl call (whose callbacks come back here) must be reviewed with that in mind.
+/// Where the transfer stands (which hop runs, where the body goes, what is paused, when bytes last moved, how it
+/// ends) is one value, ``StateMachine``: every callback and command is an event for it, and this class performs
+/// what it answers. The class itself holds the resources: the easy handle and what libcurl points at (the header
+/// list, the error buffer, the request body's source), the body's sink and the head parser.
+///
+/// A libcurl call that can call back into this transfer (`curl_easy_pause` delivers the bytes it held at once) is made
+/// after the state machine's event has returned, never inside one of its mutating accesses, which the run-time
+/// exclusivity check would stop.
 final class Transfer {
-  /// Where received body bytes go.
+  /// Where received body bytes go once the final head is complete.
   enum Output {
-    /// The head is not complete yet.
-    case waiting
-    /// The body of a redirect that is followed: dropped.
-    case discarding
+    /// Nowhere yet: the head is not complete, a redirect's body is dropped, or the transfer is over.
+    case none
     /// Streamed to the caller through a channel (`send`); an encoded body is decoded by the task reading it.
     case streaming(BodyChannel)
     /// Collected for the caller (`data(for:)`).
     case collecting(Collector)
-    /// Over.
-    case finished
   }
 
   /// The next moment the loop must look at this transfer.
@@ -45,42 +45,30 @@ final class Transfer {
   unowned let engine: CurlEngine
   let job: Job
   let errorBuffer: UnsafeMutablePointer<CChar>
-  let totalDeadline: UInt64?
-  let idleTimeout: UInt64?
 
-  @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
-  @exclusivity(unchecked) var request: HTTPRequest
-  @exclusivity(unchecked) var url: String
-  @exclusivity(unchecked) var body: RequestBody?
-  @exclusivity(unchecked) var compressing = false
-  @exclusivity(unchecked) var output = Output.waiting
-  @exclusivity(unchecked) var upload: (any UploadSource)?
-  @exclusivity(unchecked) var uploadData: Data?
-  @exclusivity(unchecked) var streamUpload: UploadBuffer?
-  @exclusivity(unchecked) var producer: Task<Void, Never>?
-  @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
-  @exclusivity(unchecked) var receivePaused = false
-  @exclusivity(unchecked) var sendPaused = false
-  @exclusivity(unchecked) var failure: TransportError?
-  @exclusivity(unchecked) var lastProgress: TransferProgress?
-  @exclusivity(unchecked) var sawActivity = false
-  @exclusivity(unchecked) var hopStart: UInt64 = 0
+  var machine: StateMachine
+  var easy: UnsafeMutableRawPointer?
+  var request: HTTPRequest
+  var url: String
+  var body: RequestBody?
+  var compressing = false
+  var output = Output.none
+  var upload: (any UploadSource)?
+  var uploadData: Data?
+  var streamUpload: UploadBuffer?
+  var producer: Task<Void, Never>?
+  var headerList: UnsafeMutablePointer<curl_slist>?
+  var lastProgress: TransferProgress?
   /// Whether an option outside the set every transfer sets was used (or the transfer failed): the handle is then
   /// reset before it goes back to the pool.
-  @exclusivity(unchecked) var handleNeedsReset = false
+  var handleNeedsReset = false
   /// Whether the options every transfer sets alike (``configure(_:now:)``) are set on the handle already.
-  @exclusivity(unchecked) var handlePrimed = false
+  var handlePrimed = false
   /// Where the engine keeps this transfer among its running ones (``CurlEngine``'s list); -1 when it is not there.
-  @exclusivity(unchecked) var slot = -1
+  var slot = -1
 
-  @exclusivity(unchecked) private var parser = ResponseHeadParser()
-  @exclusivity(unchecked) private var redirectsFollowed = 0
-  @exclusivity(unchecked) private var nextHop: (HTTPRequest, RequestBody?)?
-  @exclusivity(unchecked) private var callerWoken = false
-  @exclusivity(unchecked) private var inMulti = false
-  @exclusivity(unchecked) private var isDirty = false
-  @exclusivity(unchecked) private var lastActivity: UInt64 = 0
-  @exclusivity(unchecked) private var retained: Unmanaged<Transfer>?
+  private var parser = ResponseHeadParser()
+  private var retained: Unmanaged<Transfer>?
 
   init(job: Job, engine: CurlEngine) {
     id = job.id
@@ -92,8 +80,10 @@ final class Transfer {
     errorBuffer = .allocate(capacity: Int(CCurl_ERROR_SIZE) + 1)
     errorBuffer.initialize(repeating: 0, count: Int(CCurl_ERROR_SIZE) + 1)
     let now = Monotonic.now()
-    totalDeadline = job.options.timeouts.total.map { now &+ Monotonic.nanoseconds($0) }
-    idleTimeout = job.options.timeouts.idle.map { max(Monotonic.nanoseconds($0), 1) }
+    machine = StateMachine(
+      totalDeadline: job.options.timeouts.total.map { now &+ Monotonic.nanoseconds($0) },
+      idleTimeout: job.options.timeouts.idle.map { max(Monotonic.nanoseconds($0), 1) }
+    )
   }
 
   deinit {
@@ -103,13 +93,16 @@ final class Transfer {
   /// The pointer libcurl's callbacks get back.
   var context: UnsafeMutableRawPointer { retained!.toOpaque() }
 
+  /// The moment the transfer must end by, if any.
+  var totalDeadline: UInt64? { machine.totalDeadline }
+
   // MARK: Life cycle
 
   /// Starts the first hop.
   func begin() {
     retained = Unmanaged.passRetained(self)
     guard let (handle, primed) = engine.takeHandle() else {
-      finish(TransportError(code: .other, message: "libcurl could not create an easy handle"))
+      abort(with: TransportError(code: .other, message: "libcurl could not create an easy handle"))
       return
     }
     easy = handle
@@ -120,103 +113,96 @@ final class Transfer {
   private func startHop() {
     guard let easy else { return }
     let now = Monotonic.now()
-    hopStart = now
-    lastActivity = now
-    sawActivity = false
-    if let totalDeadline, now >= totalDeadline {
-      finish(totalTimeoutError())
-      return
+    switch machine.startHop(now: now) {
+    case .configure: break
+    case .expired: return abort(with: totalTimeoutError())
+    case .none: return
     }
     parser = ResponseHeadParser(cache: engine.headerFieldCache)
-    output = .waiting
-    nextHop = nil
-    receivePaused = false
-    sendPaused = false
     errorBuffer[0] = 0
     do {
       try configure(easy, now: now)
     } catch {
-      finish(error)
+      abort(with: error)
       return
     }
     guard engine.add(easy) == CURLM_OK else {
-      finish(TransportError(code: .other, message: "libcurl refused the transfer (curl_multi_add_handle)"))
+      abort(with: TransportError(code: .other, message: "libcurl refused the transfer (curl_multi_add_handle)"))
       return
     }
-    inMulti = true
+    machine.hopAdded()
   }
 
   /// libcurl finished the current hop.
   func completed(_ code: CURLcode) {
-    guard inMulti, let easy else { return }
+    guard machine.isRunning, let easy else { return }
     engine.remove(easy)
-    inMulti = false
-    guard code == CURLE_OK, failure == nil else {
-      finish(failure ?? CurlErrors.error(for: code, transfer: self))
-      return
-    }
-    if let (next, nextBody) = nextHop {
-      redirectsFollowed += 1
-      releaseUpload()
-      curl_easy_reset(easy)
-      handlePrimed = false
-      request = next
-      body = nextBody
-      do {
-        url = try RequestValidator.validate(next)
-      } catch {
-        finish(error)
-        return
-      }
-      startHop()
-      return
-    }
-    let decoder: ContentDecoder?
-    switch output {
-    case .streaming: decoder = nil  // the reader checks the end of an encoded body
-    case .collecting(let collector): decoder = collector.decoder
-    default:
-      finish(TransportError(code: .other, message: "the server sent no response head (\(url))"))
-      return
-    }
-    do {
-      try decoder?.finish()
-      finish(nil)
-    } catch {
-      finish(error)
+    let error = code == CURLE_OK ? nil : CurlErrors.error(for: code, transfer: self)
+    perform(machine.hopEnded(libcurlError: error))
+  }
+
+  /// Stops the transfer now (cancellation, a timeout, shutdown, a hop that cannot start): a handle in libcurl leaves
+  /// the multi handle at once.
+  func abort(with error: TransportError) {
+    perform(machine.cancel(error))
+  }
+
+  private func perform(_ action: StateMachine.Action) {
+    switch action {
+    case .none:
+      break
+    case .pause(let pause):
+      setPause(pause)
+    case .followRedirect(let next):
+      follow(next)
+    case .finish(let ending, let removeHandle):
+      if removeHandle, let easy { engine.remove(easy) }
+      finish(ending)
     }
   }
 
-  /// Stops the transfer now (cancellation, a timeout, shutdown): the handle leaves the multi handle at once.
-  func abort(with error: TransportError) {
-    if inMulti, let easy {
-      engine.remove(easy)
-      inMulti = false
+  /// Starts the hop a followed redirect asks for, on the same handle.
+  private func follow(_ next: StateMachine.Redirect) {
+    guard let easy else { return }
+    releaseUpload()
+    curl_easy_reset(easy)
+    handlePrimed = false
+    request = next.request
+    body = next.body
+    do {
+      url = try RequestValidator.validate(next.request)
+    } catch {
+      abort(with: error)
+      return
     }
-    finish(error)
+    startHop()
   }
 
   /// Delivers the outcome, exactly once, and frees everything the transfer holds.
-  private func finish(_ error: TransportError?) {
-    if error != nil { handleNeedsReset = true }
-    switch output {
-    case .streaming(let channel):
-      channel.finish(error)
-    case .collecting(let collector) where error == nil:
-      if !callerWoken, case .collect(_, let continuation) = job.sink {
-        callerWoken = true
+  private func finish(_ ending: StateMachine.Ending) {
+    switch ending {
+    case .deliverCollected:
+      guard case .collecting(let collector) = output, case .collect(_, let continuation) = job.sink else { break }
+      do {
+        try collector.decoder?.finish()
         let result = (collector.head, collector.takeData(), engine.foundationURL(url))
         HandOff.release()
         continuation.resume(returning: result)
+      } catch {
+        handleNeedsReset = true
+        job.sink.fail(error)
       }
-    default:
-      break
+    case .endStream(let error):
+      if error != nil { handleNeedsReset = true }
+      if case .streaming(let channel) = output { channel.finish(error) }
+    case .fail(let error):
+      handleNeedsReset = true
+      job.sink.fail(error)
+    case .noResponseHead:
+      handleNeedsReset = true
+      job.sink.fail(TransportError(code: .other, message: "the server sent no response head (\(url))"))
     }
-    if !callerWoken {
-      callerWoken = true
-      job.sink.fail(error ?? TransportError(code: .other, message: "the transfer ended without a response"))
-    }
-    output = .finished
+    output = .none
     releaseUpload()
     if let headerList {
       curl_slist_free_all(headerList)
@@ -242,13 +228,16 @@ final class Transfer {
 
   /// A header line arrived (header callback).
   func receivedHeader(_ line: UnsafeRawBufferPointer) -> Int {
-    sawActivity = true
-    guard case .waiting = output else { return line.count }  // Trailers, or lines after the final head.
+    switch machine.headerLine() {
+    case .parse: break
+    case .ignore: return line.count  // Trailers, or lines after the final head.
+    case .refuse: return 0
+    }
     switch parser.feed(line) {
     case .needMore:
       return line.count
     case .malformed(let reason):
-      failure = TransportError(code: .protocolError, message: "the server sent \(reason) (\(url))")
+      machine.refuse(TransportError(code: .protocolError, message: "the server sent \(reason) (\(url))"))
       return 0
     case .complete(let head):
       return headComplete(head) ? line.count : 0
@@ -257,11 +246,11 @@ final class Transfer {
 
   private func headComplete(_ head: HTTPResponse) -> Bool {
     if let problem = ResponseFraming.problem(in: head.headerFields) {
-      failure = problem
+      machine.refuse(problem)
       return false
     }
     if let refusal = job.options.proxy.refusal(in: head, to: request) {
-      failure = refusal
+      machine.refuse(refusal)
       return false
     }
     do {
@@ -270,15 +259,14 @@ final class Transfer {
         to: request,
         body: body,
         policy: job.options.redirects,
-        followedSoFar: redirectsFollowed
+        followedSoFar: machine.redirectsFollowed
       ) {
         next.0 = try job.options.insecureHTTP.apply(to: next.0, redirectedFrom: request)
-        nextHop = next
-        output = .discarding
+        machine.redirect(to: StateMachine.Redirect(request: next.0, body: next.1))
         return true
       }
     } catch {
-      failure = error
+      machine.refuse(error)
       return false
     }
     let decompression = job.options.decompression
@@ -291,6 +279,7 @@ final class Transfer {
     finalHead.headerFields = plan.headers
     switch job.sink {
     case .stream(let continuation):
+      guard machine.finalHead(delivery: .stream, expectedLength: expected) == .stream else { return false }
       let channel = BodyChannel(expectedLength: expected, decoder: decoder)
       let loop = engine.loop
       let id = self.id
@@ -299,14 +288,13 @@ final class Transfer {
         onCancel: { loop.submit(.cancel(id)) }
       )
       output = .streaming(channel)
-      callerWoken = true
       let body = ResponseBody(channel: channel)
       let response = TransportResponse(head: finalHead, url: engine.foundationURL(url), body: body)
       HandOff.release()
       continuation.resume(returning: response)
     case .collect(let limit, _):
-      if let expected, expected > limit {
-        failure = .bodyTooLarge(limit: limit, size: expected, announced: true)
+      // A Content-Length past the limit fails the transfer here (the state machine's refusal).
+      guard machine.finalHead(delivery: .collect(limit: limit), expectedLength: expected) == .collect else {
         return false
       }
       output = .collecting(Collector(head: finalHead, limit: limit, expectedLength: expected, decoder: decoder))
@@ -317,120 +305,89 @@ final class Transfer {
   /// Body bytes arrived (write callback): handed to the channel (its reader decodes them), or decoded when needed
   /// and handed to the collector.
   func received(_ bytes: UnsafeRawBufferPointer) -> Int {
-    sawActivity = true
     let result: BodyChannel.WriteResult
-    switch output {
-    case .discarding:
+    var failure: TransportError?
+    switch machine.bodyArrived() {
+    case .discard:
       return bytes.count
-    case .streaming(let channel):
+    case .refuse:
+      return 0
+    case .stream(let markDirty):
+      guard case .streaming(let channel) = output else { return 0 }
       result = channel.write(bytes)
-      if !isDirty {
-        isDirty = true
-        engine.markDirty(self)
-      }
-    case .collecting(let collector):
+      if markDirty { engine.markDirty(self) }
+    case .collect:
+      guard case .collecting(let collector) = output else { return 0 }
       if let decoder = collector.decoder {
         do {
           result = try decoder.decode(bytes) { collector.append($0) }
         } catch {
-          failure = error
+          machine.refuse(error)
           return 0
         }
       } else {
         result = collector.append(bytes)
       }
       if result == .stop { failure = collector.failure }
-    case .waiting, .finished:
-      return 0
     }
-    switch result {
-    case .proceed:
+    switch machine.bodyWritten(result, failure: failure) {
+    case .accept:
       return bytes.count
-    case .pause:
-      pauseReceiving()
+    case .pause(let pause):
+      // The channel is full: stop reading from the network. The bytes just written were accepted, so libcurl has
+      // nothing to deliver again; it holds at most what it had already read when it comes back.
+      setPause(pause)
       return bytes.count
-    case .stop:
-      if failure == nil { failure = TransportError.cancelled() }
+    case .refuse:
       return 0
     }
   }
 
   /// Wakes the channel's reader with what this round wrote.
   func flush() {
-    isDirty = false
-    if case .streaming(let channel) = output { channel.flush() }
+    if machine.flush(), case .streaming(let channel) = output { channel.flush() }
   }
 
   // MARK: Pausing
 
-  /// The channel is full: stop reading from the network. The bytes just written were accepted, so libcurl has
-  /// nothing to deliver again; it holds at most what it had already read when it comes back.
-  private func pauseReceiving() {
-    guard !receivePaused, let easy else { return }
-    receivePaused = true
-    curl_easy_pause(easy, pauseMask)
-  }
-
   /// The reader drained the channel (a command from its thread).
   func resumeReceiving() {
-    guard receivePaused, inMulti, let easy else { return }
-    receivePaused = false
-    lastActivity = Monotonic.now()
-    curl_easy_pause(easy, pauseMask)
+    perform(machine.resumeReceiving(now: Monotonic.now()))
   }
 
   /// A streamed request body has bytes again (a command from its producer).
   func resumeSending() {
-    guard sendPaused, inMulti, let easy else { return }
-    sendPaused = false
-    lastActivity = Monotonic.now()
-    curl_easy_pause(easy, pauseMask)
+    perform(machine.resumeSending(now: Monotonic.now()))
   }
 
-  private var pauseMask: Int32 {
-    (receivePaused ? CCurl_PAUSE_RECV : 0) | (sendPaused ? CCurl_PAUSE_SEND : 0)
+  private func setPause(_ pause: StateMachine.Pause) {
+    guard let easy else { return }
+    curl_easy_pause(easy, (pause.receive ? CCurl_PAUSE_RECV : 0) | (pause.send ? CCurl_PAUSE_SEND : 0))
   }
 
   // MARK: Deadlines
 
   /// Checks the total and idle deadlines; called by the loop once per round.
   func checkDeadline(now: UInt64) -> Deadline {
-    guard inMulti else { return .none }
-    var earliest = UInt64.max
-    if let totalDeadline {
-      if now >= totalDeadline { return .expired(totalTimeoutError()) }
-      earliest = totalDeadline
+    var check = machine.deadline(now: now)
+    if case .probeConnection = check {
+      let connectedAfter = connectedAfter()
+      let lastReceived = connectedAfter == nil ? nil : lastReceived(now: now)
+      check = machine.connectionProbed(now: now, connectedAfter: connectedAfter, lastReceived: lastReceived)
     }
-    if let idleTimeout {
-      // Time the transfer spends paused by us (a slow reader, a slow body producer) is not idle time.
-      if sawActivity || receivePaused || sendPaused {
-        lastActivity = now
-        sawActivity = false
-      }
-      var deadline = lastActivity &+ idleTimeout
-      if now >= deadline {
-        // The idle clock starts once connected; before that the connect timeout governs.
-        guard let connectedAfter = connectedAfter() else {
-          lastActivity = now
-          return .at(min(earliest, now &+ idleTimeout))
-        }
-        lastActivity = max(lastActivity, hopStart &+ connectedAfter)
-        // A byte that arrived without completing a header line reaches no callback; the socket knows of it.
-        if let received = lastReceived(now: now) { lastActivity = max(lastActivity, received) }
-        deadline = lastActivity &+ idleTimeout
-        if now >= deadline {
-          let milliseconds = idleTimeout / 1_000_000
-          return .expired(
-            TransportError(
-              code: .idleTimeout,
-              message: "no byte moved for longer than the idle timeout of \(milliseconds) ms (\(url))"
-            )
-          )
-        }
-      }
-      earliest = min(earliest, deadline)
+    switch check {
+    case .none, .probeConnection: return .none
+    case .at(let deadline): return .at(deadline)
+    case .expired(.total): return .expired(totalTimeoutError())
+    case .expired(.idle):
+      let milliseconds = (machine.idleTimeout ?? 0) / 1_000_000
+      return .expired(
+        TransportError(
+          code: .idleTimeout,
+          message: "no byte moved for longer than the idle timeout of \(milliseconds) ms (\(url))"
+        )
+      )
     }
-    return earliest == .max ? .none : .at(earliest)
   }
 
   /// When the connection last received bytes, by the kernel's count (`TCP_INFO`), or `nil` when that is unknown: a
