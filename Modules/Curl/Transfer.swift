@@ -15,7 +15,7 @@ import Darwin
 /// loop thread; libcurl's callbacks reach it through an `Unmanaged` pointer retained at ``begin()`` and released
 /// exactly once, when the transfer ends.
 ///
-/// Its mutable state is marked `@exclusivity(unchecked)`, as is ``CurlEngine``'s and ``HeaderFieldCache``'s: all of it
+/// Its mutable state is marked `@exclusivity(unchecked)`: all of it
 /// is touched by the loop thread alone, one short access at a time, and the run-time checks never found an overlap in
 /// the unit and integration suites while they were on (their cost: BENCHMARKS.md). A change that holds one of these
 /// properties across a libcurl call (whose callbacks come back here) must be reviewed with that in mind.
@@ -127,7 +127,7 @@ final class Transfer {
       finish(totalTimeoutError())
       return
     }
-    parser = ResponseHeadParser(cache: engine.headerFieldCache)
+    parser = ResponseHeadParser()
     output = .waiting
     nextHop = nil
     receivePaused = false
@@ -205,7 +205,7 @@ final class Transfer {
     case .collecting(let collector) where error == nil:
       if !callerWoken, case .collect(_, let continuation) = job.sink {
         callerWoken = true
-        let result = (collector.head, collector.takeData(), engine.foundationURL(url))
+        let result = (collector.head, collector.takeData(), URL(string: url))
         HandOff.release()
         continuation.resume(returning: result)
       }
@@ -301,7 +301,7 @@ final class Transfer {
       output = .streaming(channel)
       callerWoken = true
       let body = ResponseBody(channel: channel)
-      let response = TransportResponse(head: finalHead, url: engine.foundationURL(url), body: body)
+      let response = TransportResponse(head: finalHead, url: URL(string: url), body: body)
       HandOff.release()
       continuation.resume(returning: response)
     case .collect(let limit, _):
