@@ -61,6 +61,7 @@ struct ResponseHeadParser {
     while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
     let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
     guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
+    if fields.isEmpty { fields.reserveCapacity(16) }  // room for a typical head, not regrown as it fills
     fields.append(HTTPField(name: name, value: UnsafeRawBufferPointer(rebasing: bytes[start..<stop])))
   }
 
