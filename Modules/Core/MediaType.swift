@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A parsed media type such as `application/json; charset=utf-8`, as found in `Content-Type` and `Accept`.
 ///
 /// Type, subtype and parameter names are compared case-insensitively (they are stored lower-cased); parameter
@@ -35,15 +33,10 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
   /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidContentType`` when the text is not a media
   ///   type.
   public init(parsing text: String) throws(NetworkError) {
-    if let last = lastParsedMediaType.withLock({ $0 }), last.text == text {
-      self = last.type
-      return
-    }
     var scanner = MediaTypeScanner(text)
     self = try scanner.mediaType()
     scanner.skipSpaces()
     guard scanner.isAtEnd else { throw scanner.failure("unexpected text after the media type") }
-    lastParsedMediaType.withLock { [self] in $0 = (text, self) }
   }
 
   /// Parses a comma-separated list, as in an `Accept` header.
@@ -195,7 +188,3 @@ private struct MediaTypeScanner {
     }
   }
 }
-
-/// The text `MediaType(parsing:)` last parsed successfully and its result: the responses of one API mostly carry the
-/// same `Content-Type`, so validating and decoding them mostly compares one string instead of parsing it again.
-private let lastParsedMediaType = Locked<(text: String, type: MediaType)?>(nil)

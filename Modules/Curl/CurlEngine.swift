@@ -1,5 +1,4 @@
 import CCurl
-import Foundation
 import MalibuTransport
 
 #if canImport(Glibc)
@@ -16,26 +15,20 @@ import Darwin
 /// One round of the loop: take the commands (start, cancel, unpause, run a task's job) → `curl_multi_perform` →
 /// handle the finished transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which
 /// wakes each reader at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is
-/// ready, libcurl's own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`). Its mutable
-/// state skips run-time exclusivity checks, as ``Transfer``'s does (see there why that is sound).
+/// ready, libcurl's own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`).
 final class CurlEngine {
   let loop: CurlLoop
   let configuration: CurlTransport.Configuration
   let multi: UnsafeMutableRawPointer
   /// The running transfers, each knowing its place (``Transfer/slot``): adding and retiring one hashes nothing (a
   /// dictionary by id hashed twice per request); the commands that name a transfer by id (cancel, unpause) search.
-  @exclusivity(unchecked) private var transfers: [Transfer] = []
-  @exclusivity(unchecked) private var dirty: [Transfer] = []
+  private var transfers: [Transfer] = []
+  private var dirty: [Transfer] = []
   /// Idle easy handles; `primed` when the options every transfer sets alike are still set on it.
-  @exclusivity(unchecked) private var pool: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
-  @exclusivity(unchecked) private var commands: [Command] = []
-  @exclusivity(unchecked) private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
-  @exclusivity(unchecked) private var expired: [(Transfer, TransportError)] = []
-  /// The last URL handed to a caller: most programs call the same few URLs again and again, and parsing the string
-  /// into a Foundation `URL` cost as much as a tenth of a small request.
-  @exclusivity(unchecked) private var lastURL: (string: String, url: URL?)?
-  /// Header fields of recent responses, reused by the transfers' parsers.
-  let headerFieldCache = HeaderFieldCache()
+  private var pool: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
+  private var commands: [Command] = []
+  private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+  private var expired: [(Transfer, TransportError)] = []
   /// The sockets libcurl opened for this engine's transfers (`CURLOPT_SOCKOPTFUNCTION`), so the idle check can ask
   /// a connection's socket when it last received bytes (``socket(localPort:peerPort:)``). A closed one stays until
   /// a lookup finds it gone.
@@ -185,14 +178,6 @@ final class CurlEngine {
   /// Marks a transfer whose channel was written to in this round, for the flush at the end of the round.
   func markDirty(_ transfer: Transfer) {
     dirty.append(transfer)
-  }
-
-  /// The Foundation `URL` of a final URL string, reusing the previous one when the string is the same.
-  func foundationURL(_ string: String) -> URL? {
-    if let lastURL, lastURL.string == string { return lastURL.url }
-    let url = URL(string: string)
-    lastURL = (string, url)
-    return url
   }
 
   // MARK: Round steps

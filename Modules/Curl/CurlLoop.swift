@@ -54,11 +54,7 @@ final class CurlLoop: TaskExecutor {
   }
 
   let configuration: CurlTransport.Configuration
-  /// The inbox behind a `Mutex` of this concrete type rather than MalibuCore's generic `Locked`: the lock is taken
-  /// several times per request, and the generic wrapper looked up `Mutex<Inbox>`'s metadata at run time every time.
-  private let inbox = Mutex(Inbox())
-  /// Makes the hand-over of the inbox between threads visible to ThreadSanitizer, as `Locked` does (see there).
-  private let inboxHandOff = Atomic<UInt8>(0)
+  private let inbox = Locked(Inbox())
   private let ids = Atomic<UInt64>(0)
   /// Whether commands wait; read by the loop without the lock while it spins before sleeping.
   private let hasCommands = Atomic<Bool>(false)
@@ -75,15 +71,6 @@ final class CurlLoop: TaskExecutor {
     ids.add(1, ordering: .relaxed).newValue
   }
 
-  /// Runs `body` with exclusive access to the inbox.
-  private func withInbox<Output>(_ body: (inout Inbox) -> Output) -> Output {
-    inbox.withLock { inbox in
-      _ = inboxHandOff.load(ordering: .acquiring)
-      defer { inboxHandOff.store(0, ordering: .releasing) }
-      return body(&inbox)
-    }
-  }
-
   // MARK: Callers
 
   /// Queues a task's job to run on the loop thread, starting the thread on first use; the job runs on the global
@@ -91,7 +78,7 @@ final class CurlLoop: TaskExecutor {
   /// transfer resuming the task that waits on it), it wakes nothing: the loop runs the job in its next round.
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    switch withInbox({ queue(.run(job), in: &$0, whileDraining: true) }) {
+    switch inbox.withLock({ queue(.run(job), in: &$0, whileDraining: true) }) {
     case .queued(let multi): if let multi { wake(multi) }
     case .noThread, .closed: globalConcurrentExecutor.enqueue(ExecutorJob(job))
     }
@@ -101,13 +88,13 @@ final class CurlLoop: TaskExecutor {
   /// is already cancelled (checked under the lock, so a cancellation command can never overtake the start) or the
   /// transport was shut down.
   func start(_ job: Job) {
-    let admission = withInbox { inbox in
+    let admission = inbox.withLock { inbox in
       Task.isCancelled ? nil : queue(.start(job), in: &inbox, whileDraining: false)
     }
     switch admission {
     case .queued(let multi): if let multi { wake(multi) }
     case .noThread: job.sink.fail(TransportError(code: .other, message: "could not start the libcurl loop thread"))
-    case .closed: job.sink.fail(withInbox { $0.refusal } ?? TransportError.shutDown)
+    case .closed: job.sink.fail(inbox.withLock { $0.refusal } ?? TransportError.shutDown)
     case nil: job.sink.fail(TransportError.cancelled())
     }
   }
@@ -146,7 +133,7 @@ final class CurlLoop: TaskExecutor {
 
   /// Sends a command about a running transfer; ignored once the loop has stopped.
   func submit(_ command: Command) {
-    let multi: MultiHandleReference? = withInbox { inbox in
+    let multi: MultiHandleReference? = inbox.withLock { inbox in
       guard inbox.phase == .running || inbox.phase == .draining else { return nil }
       inbox.commands.append(command)
       return wakeIfSleeping(&inbox)
@@ -156,7 +143,7 @@ final class CurlLoop: TaskExecutor {
 
   /// Cancels every transfer, stops the thread and waits for it (unless called on the loop thread itself).
   func shutdown() {
-    let (multi, thread): (MultiHandleReference?, LoopThread?) = withInbox { inbox in
+    let (multi, thread): (MultiHandleReference?, LoopThread?) = inbox.withLock { inbox in
       switch inbox.phase {
       case .idle:
         inbox.phase = .stopped
@@ -181,7 +168,7 @@ final class CurlLoop: TaskExecutor {
   /// thread ends once the last one has (as after ``release()``, but the thread is still joined by ``shutdown()``).
   /// - Returns: Whether a thread runs (or is ending) that ``waitUntilStopped()`` can wait for.
   func drain(refusing refusal: TransportError) -> Bool {
-    let (multi, running): (MultiHandleReference?, Bool) = withInbox { inbox in
+    let (multi, running): (MultiHandleReference?, Bool) = inbox.withLock { inbox in
       if inbox.refusal == nil { inbox.refusal = refusal }
       switch inbox.phase {
       case .idle:
@@ -203,7 +190,7 @@ final class CurlLoop: TaskExecutor {
   /// Returns once the loop thread has ended its work and freed every libcurl handle (at once when there is none).
   func waitUntilStopped() async {
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-      let ended = withInbox { inbox in
+      let ended = inbox.withLock { inbox in
         guard inbox.thread != nil, !inbox.threadEnded else { return true }
         inbox.stopWaiters.append(continuation)
         return false
@@ -214,7 +201,7 @@ final class CurlLoop: TaskExecutor {
 
   /// On the loop thread, as its last step: marks its work ended and wakes the callers of ``waitUntilStopped()``.
   private func endThread() {
-    let waiters = withInbox { inbox in
+    let waiters = inbox.withLock { inbox in
       inbox.threadEnded = true
       defer { inbox.stopWaiters = [] }
       return inbox.stopWaiters
@@ -224,7 +211,7 @@ final class CurlLoop: TaskExecutor {
 
   /// The transport is gone: finish the running transfers, then end the thread without anyone waiting for it.
   func release() {
-    let multi: MultiHandleReference? = withInbox { inbox in
+    let multi: MultiHandleReference? = inbox.withLock { inbox in
       var multi: MultiHandleReference?
       switch inbox.phase {
       case .idle:
@@ -296,7 +283,7 @@ final class CurlLoop: TaskExecutor {
       endThread()
       return
     }
-    withInbox { inbox in
+    inbox.withLock { inbox in
       inbox.multi = MultiHandleReference(pointer: engine.multi)
     }
     engine.run()
@@ -309,7 +296,7 @@ final class CurlLoop: TaskExecutor {
   /// Takes the waiting commands (swapping in `buffer`, which must be empty, so no allocation happens per round) and
   /// tells the loop its phase.
   func take(into buffer: inout [Command]) -> Phase {
-    withInbox { inbox in
+    inbox.withLock { inbox in
       swap(&buffer, &inbox.commands)
       inbox.sleeping = false
       hasCommands.store(false, ordering: .relaxed)
@@ -325,7 +312,7 @@ final class CurlLoop: TaskExecutor {
   /// Marks the loop as going to sleep, unless commands wait or the phase changed; from then on the next command wakes
   /// it with `curl_multi_wakeup`.
   func prepareToSleep(in phase: Phase) -> Bool {
-    withInbox { inbox in
+    inbox.withLock { inbox in
       guard inbox.commands.isEmpty, inbox.phase == phase else { return false }
       inbox.sleeping = true
       return true
@@ -335,7 +322,7 @@ final class CurlLoop: TaskExecutor {
   /// Marks the loop stopped, forgets the multi handle (no wake-up may reach it any more) and returns the commands
   /// that came too late.
   private func retire() -> [Command] {
-    withInbox { inbox in
+    inbox.withLock { inbox in
       inbox.phase = .stopped
       inbox.multi = nil
       defer { inbox.commands = [] }

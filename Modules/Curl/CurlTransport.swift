@@ -32,8 +32,6 @@ public final class CurlTransport: Transport {
   public let configuration: Configuration
 
   private let loop: CurlLoop
-  /// The last URL the transport's callers built (see ``URLMemo``).
-  private let urls = URLMemo<String>()
 
   /// Creates a transport. No thread starts and no connection opens until the first request.
   /// - Parameter configuration: Connection limits, buffer size and HTTP/2 preference.
@@ -90,7 +88,7 @@ public final class CurlTransport: Transport {
     -> TransportResponse
   {
     let request = try RequestValidator.applyPolicies(to: request, options: options)
-    let url = try RequestValidator.validate(request, urls: urls)
+    let url = try RequestValidator.validate(request)
     let id = loop.nextID()
     let loop = self.loop
     defer { HandOff.acquire() }
@@ -120,7 +118,7 @@ public final class CurlTransport: Transport {
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
     let request = try RequestValidator.applyPolicies(to: request, options: options)
-    let url = try RequestValidator.validate(request, urls: urls)
+    let url = try RequestValidator.validate(request)
     let id = loop.nextID()
     let loop = self.loop
     defer { HandOff.acquire() }

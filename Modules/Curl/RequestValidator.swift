@@ -9,18 +9,14 @@ import MalibuCore
 /// (HTTPTypes already turns those into spaces; this is the last line of defence should a value ever get through).
 enum RequestValidator {
   /// The absolute URL of `request`, ready for `CURLOPT_URL`.
-  /// - Parameters:
-  ///   - request: The request.
-  ///   - urls: The transport's last URL, reused when the request's scheme, authority and path are the same.
   /// - Throws: ``TransportError`` with ``TransportError/Code/invalidRequest``.
-  static func validate(_ request: HTTPRequest, urls: URLMemo<String>? = nil) throws(TransportError) -> String {
+  static func validate(_ request: HTTPRequest) throws(TransportError) -> String {
     guard isToken(request.method.rawValue.utf8) else {
       throw invalid("the method '\(request.method.rawValue)' is not a valid HTTP token")
     }
     for field in request.headerFields {
       try check(name: field.name.rawName, value: field.value)
     }
-    if let urls { return try urls.url(of: request, build: url(of:)) }
     return try url(of: request)
   }
 

@@ -18,17 +18,8 @@ struct ResponseHeadParser {
 
   private var status: Int?
   private var reason = ""
-  /// The head's lines so far, status line first, each ended by LF (no line libcurl hands over holds one). Fields are
-  /// parsed from them when the head is complete, and only when the head differs from the last one the cache saw.
-  private var lines: [UInt8] = []
-  private let cache: HeaderFieldCache?
-
-  /// A parser for one head.
-  /// - Parameter cache: Heads and fields of earlier responses to reuse (the engine's, shared by its transfers), if
-  ///   any.
-  init(cache: HeaderFieldCache? = nil) {
-    self.cache = cache
-  }
+  /// The fields of the head so far, each appended as its line arrives.
+  private var fields = HTTPFields()
 
   /// Feeds one line, with or without its CRLF.
   mutating func feed(_ line: UnsafeRawBufferPointer) -> Event {
@@ -41,94 +32,37 @@ struct ResponseHeadParser {
         reset()
         return .needMore
       }
-      return .complete(complete(status: status))
+      let head = HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
+      reset()
+      return .complete(head)
     }
     if bytes.count >= 5 && bytes[0] == 0x48 && bytes[1] == 0x54 && bytes[2] == 0x54 && bytes[3] == 0x50
       && bytes[4] == 0x2F
     {  // "HTTP/"
       reset()
-      keep(bytes)
       return parseStatusLine(bytes)
     }
     guard status != nil else { return .needMore }
-    keep(bytes)
+    if bytes[0] == 0x20 || bytes[0] == 0x09 {
+      Self.fold(bytes, into: &fields)
+    } else {
+      Self.append(bytes, to: &fields)
+    }
     return .needMore
   }
 
-  private mutating func keep(_ line: UnsafeRawBufferPointer) {
-    if lines.capacity == 0 { lines.reserveCapacity(512) }
-    lines.append(contentsOf: line)
-    lines.append(0x0A)
-  }
-
-  /// The final head: the cache's last one when this head repeats it byte for byte (most responses of a server do,
-  /// but for `Date` once a second), else parsed from the lines.
-  private mutating func complete(status: Int) -> HTTPResponse {
-    if let cache, let head = cache.head(repeating: lines) {
-      reset()
-      return head
-    }
-    var fields = HTTPFields()
-    fields.reserveCapacity(16)  // HTTPFields grows one field at a time otherwise.
-    lines.withUnsafeBytes { all in
-      var start = all.firstIndex(of: 0x0A).map { $0 + 1 } ?? all.count  // past the status line
-      while start < all.count {
-        var stop = start
-        while all[stop] != 0x0A { stop += 1 }
-        let line = UnsafeRawBufferPointer(rebasing: all[start..<stop])
-        if line[0] == 0x20 || line[0] == 0x09 {
-          Self.fold(line, into: &fields)
-        } else {
-          append(line, to: &fields)
-        }
-        start = stop + 1
-      }
-    }
-    let head = HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
-    if let cache {
-      cache.remember(head, lines: lines)
-      lines = []  // handed over, not shared: the cache keeps it as it is
-    }
-    reset()
-    return head
-  }
-
-  /// Parses a field line and appends its field, unless its name is not a valid token.
-  private func append(_ bytes: UnsafeRawBufferPointer, to fields: inout HTTPFields) {
+  /// Parses a field line and appends its field, unless its name is not a valid token. The value is legalised as
+  /// `HTTPField(name:value:)` does for bytes, which keeps bytes that are not UTF-8.
+  private static func append(_ bytes: UnsafeRawBufferPointer, to fields: inout HTTPFields) {
     guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
     var start = colon + 1
     var stop = bytes.count
     while start < stop && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
     while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
     let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
-    let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
-    var entry: Int?
-    if let cache {
-      switch cache.append(name: nameBytes, value: valueBytes, to: &fields) {
-      case .appended: return
-      case .missing(let free): entry = free
-      case .uncacheable: break
-      }
-    }
-    guard let name = Self.name(nameBytes) else { return }
-    let field = Self.field(name, valueBytes)
-    if let cache, let entry { cache.remember(field, in: entry, name: nameBytes, value: valueBytes) }
-    fields.append(field)
-  }
-
-  /// The field name spelled by `bytes`, or `nil` when it is not a valid token.
-  private static func name(_ bytes: UnsafeRawBufferPointer) -> HTTPField.Name? {
-    KnownFieldNames.match(bytes) ?? HTTPField.Name(String(decoding: bytes, as: UTF8.self))
-  }
-
-  /// The field, with the value legalised exactly as `HTTPField(name:value:)` does for bytes. A value of visible
-  /// ASCII, spaces and tabs (nearly every value) is legal and valid UTF-8 as it is, so it becomes a string directly;
-  /// anything else takes the general path, which keeps bytes that are not UTF-8.
-  private static func field(_ name: HTTPField.Name, _ value: UnsafeRawBufferPointer) -> HTTPField {
-    for byte in value where (byte < 0x20 && byte != 0x09) || byte >= 0x7F {
-      return HTTPField(name: name, value: value)
-    }
-    return HTTPField(name: name, value: String(decoding: value, as: UTF8.self))
+    guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
+    if fields.isEmpty { fields.reserveCapacity(16) }  // room for a typical head, not regrown as it fills
+    fields.append(HTTPField(name: name, value: UnsafeRawBufferPointer(rebasing: bytes[start..<stop])))
   }
 
   private mutating func parseStatusLine(_ bytes: UnsafeRawBufferPointer) -> Event {
@@ -166,7 +100,7 @@ struct ResponseHeadParser {
   private mutating func reset() {
     status = nil
     reason = ""
-    lines.removeAll(keepingCapacity: true)
+    fields = HTTPFields()
   }
 }
 

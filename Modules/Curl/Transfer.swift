@@ -118,7 +118,7 @@ final class Transfer {
     case .expired: return abort(with: totalTimeoutError())
     case .none: return
     }
-    parser = ResponseHeadParser(cache: engine.headerFieldCache)
+    parser = ResponseHeadParser()
     errorBuffer[0] = 0
     do {
       try configure(easy, now: now)
@@ -185,7 +185,7 @@ final class Transfer {
       guard case .collecting(let collector) = output, case .collect(_, let continuation) = job.sink else { break }
       do {
         try collector.decoder?.finish()
-        let result = (collector.head, collector.takeData(), engine.foundationURL(url))
+        let result = (collector.head, collector.takeData(), URL(string: url))
         HandOff.release()
         continuation.resume(returning: result)
       } catch {
@@ -289,7 +289,7 @@ final class Transfer {
       )
       output = .streaming(channel)
       let body = ResponseBody(channel: channel)
-      let response = TransportResponse(head: finalHead, url: engine.foundationURL(url), body: body)
+      let response = TransportResponse(head: finalHead, url: URL(string: url), body: body)
       HandOff.release()
       continuation.resume(returning: response)
     case .collect(let limit, _):

@@ -1,12 +1,11 @@
 public import Synchronization
 
-/// Runs `body` under `mutex`, and makes the hand-over between lock holders visible to ThreadSanitizer.
+/// MalibuPromises' own lock, the one exception to MalibuCore's `Locked`: this module sits below MalibuCore and
+/// depends on nothing, so it keeps this copy of the same pattern (used by `Promise` and ``Shared``).
 ///
-/// On Linux, `Mutex` hands a contended lock from one thread to the next inside the kernel (priority-inheritance
-/// futexes), in standard-library code that ThreadSanitizer does not instrument, so it would report the state behind
-/// a contended lock as racing even though it is not. Each critical section therefore starts with an acquiring load
-/// and ends with a releasing store on `handoff`, which the real lock already orders; ThreadSanitizer sees those and
-/// links each holder to the previous one. On x86-64 both are plain moves, so the cost is negligible.
+/// Runs `body` under `mutex`, and makes the hand-over between lock holders visible to ThreadSanitizer: on Linux a
+/// contended `Mutex` is handed from one thread to the next inside the kernel, where ThreadSanitizer cannot see it, so
+/// each critical section starts with an acquiring load and ends with a releasing store on `handoff`.
 @inlinable @inline(__always) func withLock<State, Output: Sendable>(
   _ mutex: borrowing Mutex<State>,
   handoff: borrowing Atomic<UInt8>,

@@ -81,13 +81,9 @@ public final class Promise<Value: Sendable>: Sendable {
     }
   }
 
-  /// The state, read and written only under ``lock`` (through `locked(_:)`).
-  ///
-  /// The lock is a `Mutex` of no value beside the state rather than a `Mutex` around it: freeing a promise then
-  /// looks up the type metadata of `Storage` alone, where `Mutex<Storage>` meant three generic lookups (`Storage`,
-  /// its `_Cell`, the `Mutex`) in the unspecialised deinit of every promise. The lock also makes each access
-  /// exclusive, so the run-time exclusivity check is left out.
-  @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var storage: Storage
+  /// The state, read and written only under ``lock`` (through `locked(_:)`). It sits beside a `Mutex<Void>` rather
+  /// than inside a `Mutex<Storage>`, so that the promise's unspecialised deinit needs no metadata of the `Mutex`.
+  @usableFromInline nonisolated(unsafe) var storage: Storage
   /// Guards ``storage``.
   @usableFromInline let lock = Mutex<Void>(())
   /// Makes lock hand-overs visible to ThreadSanitizer; see `withLock(_:handoff:_:)`.

@@ -1,6 +1,5 @@
 import Foundation
 @_spi(Malibu) import MalibuCore
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

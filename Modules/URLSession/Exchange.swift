@@ -59,7 +59,6 @@ final class Exchange: Sendable {
   let totalDeadline: ContinuousClock.Instant?
   let progress: ProgressTracker
   let watchdog: Watchdog
-  let heads: HeaderFieldMemo
   let state: Locked<State>
 
   init(
@@ -68,8 +67,7 @@ final class Exchange: Sendable {
     upload: Upload,
     totalDeadline: ContinuousClock.Instant?,
     progress: ProgressTracker,
-    watchdog: Watchdog,
-    heads: HeaderFieldMemo
+    watchdog: Watchdog
   ) {
     self.method = method
     self.options = options
@@ -77,7 +75,6 @@ final class Exchange: Sendable {
     self.totalDeadline = totalDeadline
     self.progress = progress
     self.watchdog = watchdog
-    self.heads = heads
     started = .now
     state = Locked(State(lastActivity: started))
   }
@@ -186,7 +183,7 @@ final class Exchange: Sendable {
       fail(problem)
       return
     }
-    let head = ResponseHead(http, method: method, memo: heads)
+    let head = ResponseHead(http, method: method)
     let channel = BodyChannel(expectedLength: head.expectedLength)
     let status = http.statusCode
     let mayRedirect =

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-@_spi(Malibu) import MalibuCore
 import MalibuTransport
 
 #if canImport(FoundationNetworking)
@@ -33,14 +32,8 @@ struct ResponseHead {
   /// - Parameters:
   ///   - response: The response as URLSession delivered it.
   ///   - method: The request's method (a `HEAD` response has no body).
-  ///   - memo: The transport's last header fields, reused when this head has the same names.
-  init(_ response: HTTPURLResponse, method: HTTPRequest.Method, memo: HeaderFieldMemo? = nil) {
-    let headerFields = response.allHeaderFields
-    var fields = memo?.take() ?? HTTPFields()
-    if !Self.update(&fields, to: headerFields) {
-      fields = Self.fields(headerFields)
-    }
-    memo?.keep(fields)
+  init(_ response: HTTPURLResponse, method: HTTPRequest.Method) {
+    var fields = Self.fields(response.allHeaderFields)
     var contentLength: String?
     var isEncoded = false
     for field in fields {
@@ -84,51 +77,11 @@ struct ResponseHead {
     return fields
   }
 
-  /// Turns `fields`, built from an earlier head, into those of `headerFields` when both have exactly the same names,
-  /// rebuilding only the fields whose value changed. Returns `false`, with `fields` of no use, when the names differ.
-  static func update(_ fields: inout HTTPFields, to headerFields: [AnyHashable: Any]) -> Bool {
-    // Same count and every name found: the names are the same, as neither side repeats a name.
-    guard !fields.isEmpty, fields.count == headerFields.count else { return false }
-    for (key, value) in headerFields {
-      guard let name = key.base as? String, let value = value as? String,
-        let index = fields.firstIndex(where: { $0.name.rawName == name })
-      else { return false }
-      if fields[index].value != value {
-        fields[index] = HTTPField(name: fields[index].name, value: value)
-      }
-    }
-    return true
-  }
-
   /// The content codings named by `Content-Encoding`, lower-cased, `identity` left out.
   static func codings(_ fields: HTTPFields) -> [String] {
     fields[values: .contentEncoding]
       .flatMap { $0.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
       .filter { !$0.isEmpty && $0 != "identity" }
-  }
-}
-
-/// The header fields of the last response head a transport received, as ``ResponseHead`` built them.
-///
-/// A server repeats its heads field for field but for a value or two (`Date`, once a second): a head with exactly the
-/// names of the last one takes its fields and rebuilds only the values that changed, which spares the validation and
-/// lowercasing of every name, the sort, and the building of a new field list. Any other head is built afresh and
-/// remembered in its place.
-final class HeaderFieldMemo: Sendable {
-  private let last = Locked(HTTPFields())
-
-  /// Takes the remembered fields out (so that changing them copies nothing), leaving none until ``keep(_:)``.
-  func take() -> HTTPFields {
-    last.withLock { last in
-      var taken = HTTPFields()
-      swap(&taken, &last)
-      return taken
-    }
-  }
-
-  /// Remembers `fields` as the last head's.
-  func keep(_ fields: HTTPFields) {
-    last.withLock { $0 = fields }
   }
 }

@@ -4,16 +4,14 @@ import HTTPTypes
 
 extension URLSessionTransport {
   /// Checks everything that can be checked before a byte is sent, and returns the request's URL.
-  /// - Parameter urls: The transport's last URL, reused when the request's scheme, authority and path are the same.
   /// - Throws: `TransportError` with `TransportError/Code/invalidRequest` for a URL that is not absolute HTTP(S)
   ///   or a header with CR, LF or NUL; `TransportError/Code/unsupportedOption` for what URLSession cannot do here.
   static func validate(
     _ request: HTTPRequest,
     body: RequestBody?,
-    options: TransferOptions,
-    urls: URLMemo<URL>
+    options: TransferOptions
   ) throws(TransportError) -> URL {
-    let url = try urls.url(of: request, build: validURL)
+    let url = try validURL(request)
     for field in request.headerFields {
       try checkHeader(name: field.name.rawName, value: field.value.utf8)
     }

@@ -45,12 +45,9 @@ public final class URLSessionTransport: Transport, Drainable {
 
   private let delegate: SessionDelegate
   private let watchdog = Watchdog()
-  private let heads = HeaderFieldMemo()
   private let queue: OperationQueue
   private let session: URLSession
   private let sessions = Locked(Sessions())
-  /// The last URL the transport's callers built (see `URLMemo`).
-  private let urls = URLMemo<URL>()
 
   /// Creates a transport with its own session.
   ///
@@ -106,7 +103,7 @@ public final class URLSessionTransport: Transport, Drainable {
     if let refusal { throw refusal }
     defer { sessions.withLock { $0.sending -= 1 } }
     let request = try options.insecureHTTP.apply(to: request)
-    var url = try Self.validate(request, body: body, options: options, urls: urls)
+    var url = try Self.validate(request, body: body, options: options)
     let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
     let progress = ProgressTracker(options.progress)
     var current = (request, body)
@@ -243,8 +240,7 @@ public final class URLSessionTransport: Transport, Drainable {
         upload: upload,
         totalDeadline: totalDeadline,
         progress: progress,
-        watchdog: watchdog,
-        heads: heads
+        watchdog: watchdog
       )
       let task: URLSessionTask
       switch upload.body {

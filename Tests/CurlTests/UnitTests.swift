@@ -38,34 +38,6 @@ extension CurlTests {
       #expect(try RequestValidator.validate(unicode) == "http://example.com/caf%C3%A9")
     }
 
-    /// The memo answers exactly what building the URL answers, errors included, whatever came before.
-    @Test func theURLMemoAnswersAsTheValidatorDoes() throws {
-      let memo = URLMemo<String>()
-      let requests = [
-        HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/100b.bin"),
-        HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/100b.bin"),
-        HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:8080", path: "/1k.json"),
-        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:8080", path: "/1k.json"),
-        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:8081", path: "/1k.json"),
-        HTTPRequest(method: .get, scheme: "ftp", authority: "127.0.0.1:8081", path: "/1k.json"),
-        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:8081", path: "/1k.json"),
-        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:8081", path: "/a b"),
-        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:8081", path: "/café"),
-        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:8081", path: "/café"),
-      ]
-      for request in requests + requests.reversed() {
-        let direct = Result { () throws(TransportError) in try RequestValidator.url(of: request) }
-        let memoised = Result { () throws(TransportError) in
-          try memo.url(of: request, build: RequestValidator.url(of:))
-        }
-        switch (direct, memoised) {
-        case (.success(let a), .success(let b)): #expect(a == b)
-        case (.failure(let a), .failure(let b)): #expect(a.message == b.message)
-        default: Issue.record("\(request): \(direct) but \(memoised)")
-        }
-      }
-    }
-
     @Test func parsesHeadsSkippingInterimOnes() throws {
       var parser = ResponseHeadParser()
       let lines = [
