@@ -104,10 +104,11 @@ extension Exchange {
       case failReader(TransportError, Cancel)
       /// The connection died before the response: the caller sends the request again; cancel this task.
       case resend
-      /// The task completed before the head: clean up the upload (unless `nil`: it is resent), the caller throws.
-      case completeCaller(TransportError, cleanUp: TransportError?)
-      /// The task completed while the body arrived: clean up the upload, the body ends (normally with `nil`).
-      case completeReader(TransportError?, cleanUp: TransportError?)
+      /// The task completed before the head: clean up the upload with `cleanUp`, the caller throws.
+      case completeCaller(TransportError, cleanUp: TransportError)
+      /// The task completed while the body arrived: clean up the upload with `cleanUp`, the body ends (normally with
+      /// `nil`).
+      case completeReader(TransportError?, cleanUp: TransportError)
       /// The task completed after the exchange had ended: clean up the upload (unless `nil`: it is resent).
       case completeEnded(cleanUp: TransportError?)
       /// The body is complete before the task is: it ends normally.

@@ -11,8 +11,9 @@ import FoundationNetworking
 ///
 /// The session's delegate routes the task's events here (on the session's serial delegate queue); the caller's task
 /// waits in ``run(_:)`` for the response head; the watchdog (`Exchange+Watchdog.swift`) enforces the timeouts.
-/// Whatever ends the exchange first — the task completing, a timeout, a limit, the caller cancelling — wins; the
-/// others find it finished and do nothing.
+/// Where the exchange is, and what each event does, is its ``StateMachine`` (`Exchange+StateMachine.swift`), run under
+/// the lock; the actions it returns are performed here, outside the lock. Whatever ends the exchange first — the task
+/// completing, a timeout, a limit, the caller cancelling — wins; the others find it ended and do nothing.
 final class Exchange: Sendable {
   /// What ``run(_:)`` returns: the response head and the channel its body arrives through.
   struct Hop: Sendable {
@@ -277,11 +278,11 @@ final class Exchange: Sendable {
       step.task?.cancel()
     case .completeCaller(let error, let cleanUp):
       watchdog.forget(self)
-      if let cleanUp { upload.cleanUp(cleanUp) }
+      upload.cleanUp(cleanUp)
       resumeCaller(step.caller, throwing: error)
     case .completeReader(let error, let cleanUp):
       watchdog.forget(self)
-      if let cleanUp { upload.cleanUp(cleanUp) }
+      upload.cleanUp(cleanUp)
       step.channel?.finish(error)
     case .completeEnded(let cleanUp):
       watchdog.forget(self)
