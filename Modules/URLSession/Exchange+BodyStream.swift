@@ -59,26 +59,9 @@ extension Exchange {
   /// Ends this task so that the waiting caller sends the request again on a new one (it throws ``Resend``), keeping
   /// the body for it. Only before the response head: after it, libcurl never sends a request again.
   private func resendOnNewTask() {
-    let (phase, task) = state.withLock { state -> (Phase, URLSessionTask?) in
-      let phase = state.phase
-      guard case .waiting = phase else { return (phase, nil) }
-      state.phase = .finished
-      state.resent = true
-      return (phase, state.task)
-    }
-    switch phase {
-    case .waiting(let continuation):
-      watchdog.forget(self)
-      HandOff.release()
-      continuation.resume(throwing: Resend())
-      task?.cancel()
-    case .created, .streaming:
-      fail(TransportError(code: .connectionReset, message: "the connection was lost and the request cannot be resent"))
-    case .finished:
-      break
-    }
+    perform(handle { $0.connectionLostBeforeResponse() })
   }
 
   /// The error that stopped the request body's source, if any.
-  var bodyError: (any Error)? { state.withLock { $0.bodyError } }
+  var bodyError: (any Error)? { state.withLock { $0.machine.requestBodyError } }
 }
