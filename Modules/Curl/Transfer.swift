@@ -28,8 +28,9 @@ final class Transfer {
     case discarding
     /// Streamed to the caller through a channel (`send`); an encoded body is decoded by the task reading it.
     case streaming(BodyChannel)
-    /// Collected for the caller (`data(for:)`).
-    case collecting(Collector)
+    /// Collected for the caller (`data(for:)`): the head it receives, the body, and the content decoder when the
+    /// body is encoded.
+    case collecting(HTTPResponse, BodyCollector, ContentDecoder?)
     /// Over.
     case finished
   }
@@ -174,7 +175,7 @@ final class Transfer {
     let decoder: ContentDecoder?
     switch output {
     case .streaming: decoder = nil  // the reader checks the end of an encoded body
-    case .collecting(let collector): decoder = collector.decoder
+    case .collecting(_, _, let collectDecoder): decoder = collectDecoder
     default:
       finish(TransportError(code: .other, message: "the server sent no response head (\(url))"))
       return
@@ -202,10 +203,10 @@ final class Transfer {
     switch output {
     case .streaming(let channel):
       channel.finish(error)
-    case .collecting(let collector) where error == nil:
+    case .collecting(let head, var collector, _) where error == nil:
       if !callerWoken, case .collect(_, let continuation) = job.sink {
         callerWoken = true
-        let result = (collector.head, collector.takeData(), engine.foundationURL(url))
+        let result = (head, collector.take(), engine.foundationURL(url))
         HandOff.release()
         continuation.resume(returning: result)
       }
@@ -305,11 +306,12 @@ final class Transfer {
       HandOff.release()
       continuation.resume(returning: response)
     case .collect(let limit, _):
-      if let expected, expected > limit {
-        failure = .bodyTooLarge(limit: limit, size: expected, announced: true)
+      do {
+        output = .collecting(finalHead, try BodyCollector(limit: limit, expectedLength: expected), decoder)
+      } catch {
+        failure = error
         return false
       }
-      output = .collecting(Collector(head: finalHead, limit: limit, expectedLength: expected, decoder: decoder))
     }
     return true
   }
@@ -328,18 +330,30 @@ final class Transfer {
         isDirty = true
         engine.markDirty(self)
       }
-    case .collecting(let collector):
-      if let decoder = collector.decoder {
-        do {
-          result = try decoder.decode(bytes) { collector.append($0) }
-        } catch {
-          failure = error
-          return 0
+    case .collecting(let head, var collector, let decoder):
+      output = .waiting  // the collector's buffer stays uniquely referenced while it grows
+      defer { output = .collecting(head, collector, decoder) }
+      do throws(TransportError) {
+        if let decoder {
+          var tooLarge: TransportError?
+          _ = try decoder.decode(bytes) { piece in
+            do throws(TransportError) {
+              try collector.append(piece)
+              return .proceed
+            } catch {
+              tooLarge = error
+              return .stop
+            }
+          }
+          if let tooLarge { throw tooLarge }
+        } else {
+          try collector.append(bytes)
         }
-      } else {
-        result = collector.append(bytes)
+        result = .proceed
+      } catch {
+        failure = error
+        return 0
       }
-      if result == .stop { failure = collector.failure }
     case .waiting, .finished:
       return 0
     }
