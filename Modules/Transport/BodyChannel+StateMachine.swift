@@ -116,39 +116,36 @@ extension BodyChannel {
 
     /// The producer wrote received bytes (not handed to the reader until ``flush()``).
     package mutating func write(_ bytes: UnsafeRawBufferPointer) -> WriteAction {
-      switch state {
-      case .streaming(var buffer, let reader, let paused):
-        state = .modifying
-        buffer.append(bytes)
-        return wrote(buffer, reader: reader, paused: paused)
-      case .collecting(var collector):
-        state = .modifying
-        do {
-          try collector.append(bytes)
-        } catch {
-          state = .stopped(error, readerStarted: true)
-          return .stopAndFailReader(error)
-        }
-        state = .collecting(collector)
-        return .proceed
-      case .finished, .delivered, .stopped:
-        return .stop
-      case .modifying:
-        preconditionFailure("BodyChannel.StateMachine re-entered")
+      write {
+        $0.append(bytes)
+      } collecting: { collector throws(TransportError) in
+        try collector.append(bytes)
       }
     }
 
     /// The producer wrote a received piece that is a `Data` of its own: streamed, it is queued as it is.
     package mutating func write(owned data: Data) -> WriteAction {
+      write {
+        $0.append(owned: data)
+      } collecting: { collector throws(TransportError) in
+        try collector.append(data)
+      }
+    }
+
+    /// A write: into the buffer while streaming, into the collector while collecting; refused once the body ended.
+    private mutating func write(
+      streaming: (inout Buffer) -> Void,
+      collecting: (inout BodyCollector) throws(TransportError) -> Void
+    ) -> WriteAction {
       switch state {
       case .streaming(var buffer, let reader, let paused):
         state = .modifying
-        buffer.append(owned: data)
+        streaming(&buffer)
         return wrote(buffer, reader: reader, paused: paused)
       case .collecting(var collector):
         state = .modifying
-        do {
-          try collector.append(data)
+        do throws(TransportError) {
+          try collecting(&collector)
         } catch {
           state = .stopped(error, readerStarted: true)
           return .stopAndFailReader(error)
