@@ -318,9 +318,13 @@ extension BodyChannel {
         return .failure(error)
       }
       do {
-        var collector = try BodyCollector(limit: limit, expectedLength: nil)
         let chunks = buffer.removeAll()
-        if chunks.count > 1 { collector.reserve(chunks.reduce(0) { $0 + $1.count }) }
+        if chunks.count == 1, let only = chunks.first, only.count <= limit {
+          state = .delivered(.success(()))
+          return .success(only)  // a body of one chunk is handed over as it is, without a copy
+        }
+        var collector = try BodyCollector(limit: limit, expectedLength: nil)
+        collector.reserve(chunks.reduce(0) { $0 + $1.count })
         for chunk in chunks { try collector.append(chunk) }
         state = .delivered(.success(()))
         return .success(collector.take())

@@ -290,6 +290,15 @@ struct BodyChannelStateMachineTests {
     #expect(Self.code(Self.failure(collect)) == .invalidRequest)
   }
 
+  @Test func aFinishedBodyOfOneChunkIsHandedOverWithoutACopy() throws {
+    let whole = Data(repeating: 5, count: 8 << 10)
+    var machine = Machine(complete: whole)
+    let finished = machine.collectFinished(upTo: whole.count)
+    let collected = try #require(finished).get()
+    let same = collected.withUnsafeBytes { mine in whole.withUnsafeBytes { $0.baseAddress == mine.baseAddress } }
+    #expect(same)
+  }
+
   @Test func aFinishedBodyOfManyChunksIsCollectedInOrder() throws {
     var machine = Machine(expectedLength: nil)
     for piece in ["a", "b", "c"] {
