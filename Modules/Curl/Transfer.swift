@@ -206,6 +206,7 @@ final class Transfer {
     case .collecting(let head, var collector, _) where error == nil:
       if !callerWoken, case .collect(_, let continuation) = job.sink {
         callerWoken = true
+        output = .finished  // the collector's buffer, no longer shared, is handed over without a copy
         let result = (head, collector.take(), engine.foundationURL(url))
         HandOff.release()
         continuation.resume(returning: result)
