@@ -200,20 +200,18 @@ final class Transfer {
   /// Delivers the outcome, exactly once, and frees everything the transfer holds.
   private func finish(_ error: TransportError?) {
     if error != nil { handleNeedsReset = true }
-    switch output {
-    case .streaming(let channel):
-      channel.finish(error)
-    case .collecting(let head, var collector, _) where error == nil:
-      if !callerWoken, case .collect(_, let continuation) = job.sink {
-        callerWoken = true
-        output = .finished  // the collector's buffer, no longer shared, is handed over without a copy
-        let result = (head, collector.take(), engine.foundationURL(url))
-        HandOff.release()
-        continuation.resume(returning: result)
-      }
-    default:
-      break
+    // `if case`, not a `switch` (whose subject an unoptimised build keeps alive): with the output reset, the
+    // collector's buffer is no longer shared and is handed over without a copy.
+    if error == nil, !callerWoken, case .collecting(let head, var collector, _) = output,
+      case .collect(_, let continuation) = job.sink
+    {
+      callerWoken = true
+      output = .finished
+      let result = (head, collector.take(), engine.foundationURL(url))
+      HandOff.release()
+      continuation.resume(returning: result)
     }
+    if case .streaming(let channel) = output { channel.finish(error) }
     if !callerWoken {
       callerWoken = true
       job.sink.fail(error ?? TransportError(code: .other, message: "the transfer ended without a response"))
@@ -321,18 +319,10 @@ final class Transfer {
   /// and handed to the collector.
   func received(_ bytes: UnsafeRawBufferPointer) -> Int {
     sawActivity = true
-    let result: BodyChannel.WriteResult
-    switch output {
-    case .discarding:
-      return bytes.count
-    case .streaming(let channel):
-      result = channel.write(bytes)
-      if !isDirty {
-        isDirty = true
-        engine.markDirty(self)
-      }
-    case .collecting(let head, var collector, let decoder):
-      output = .waiting  // the collector's buffer stays uniquely referenced while it grows
+    // Taken out with `if case` (a `switch`'s subject stays alive in an unoptimised build) and the output reset, so
+    // that the collector's buffer is uniquely referenced and grows in place.
+    if case .collecting(let head, var collector, let decoder) = output {
+      output = .waiting
       defer { output = .collecting(head, collector, decoder) }
       do throws(TransportError) {
         if let decoder {
@@ -350,12 +340,23 @@ final class Transfer {
         } else {
           try collector.append(bytes)
         }
-        result = .proceed
+        return bytes.count
       } catch {
         failure = error
         return 0
       }
-    case .waiting, .finished:
+    }
+    let result: BodyChannel.WriteResult
+    switch output {
+    case .discarding:
+      return bytes.count
+    case .streaming(let channel):
+      result = channel.write(bytes)
+      if !isDirty {
+        isDirty = true
+        engine.markDirty(self)
+      }
+    case .waiting, .finished, .collecting:
       return 0
     }
     switch result {

@@ -133,30 +133,37 @@ extension BodyChannel {
     }
 
     /// A write: into the buffer while streaming, into the collector while collecting; refused once the body ended.
+    ///
+    /// Here and below, a buffer or collector is changed only after `if case` or `guard case` took it out and the
+    /// state was set to `.modifying`: unlike the subject of a `switch`, which an unoptimised build keeps alive to the
+    /// end of the `switch`, that leaves it uniquely referenced, so it is changed in place instead of copied.
     private mutating func write(
       streaming: (inout Buffer) -> Void,
       collecting: (inout BodyCollector) throws(TransportError) -> Void
     ) -> WriteAction {
-      switch state {
-      case .streaming(var buffer, let reader, let paused):
+      if case .streaming(var buffer, let reader, let paused) = state {
         state = .modifying
         streaming(&buffer)
         return wrote(buffer, reader: reader, paused: paused)
-      case .collecting(var collector):
-        state = .modifying
-        do throws(TransportError) {
-          try collecting(&collector)
-        } catch {
-          state = .stopped(error, readerStarted: true)
-          return .stopAndFailReader(error)
-        }
-        state = .collecting(collector)
-        return .proceed
-      case .finished, .delivered, .stopped:
-        return .stop
-      case .modifying:
-        preconditionFailure("BodyChannel.StateMachine re-entered")
       }
+      guard case .collecting(var collector) = state else {
+        Self.checkNotModifying(state)
+        return .stop
+      }
+      state = .modifying
+      do throws(TransportError) {
+        try collecting(&collector)
+      } catch {
+        state = .stopped(error, readerStarted: true)
+        return .stopAndFailReader(error)
+      }
+      state = .collecting(collector)
+      return .proceed
+    }
+
+    /// Traps when an event runs while another one is changing the state (a broken invariant, not a runtime error).
+    private static func checkNotModifying(_ state: State) {
+      if case .modifying = state { preconditionFailure("BodyChannel.StateMachine re-entered") }
     }
 
     /// Back-pressure after a write: pause the producer when more than ``BodyChannel/highWater`` bytes wait.
@@ -194,22 +201,20 @@ extension BodyChannel {
     /// resume a waiting reader with: a last chunk (the end follows on the next read), the end, or the whole body.
     package mutating func finish(_ error: (any Error)?) -> Result<Data?, any Error>? {
       let end: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
-      switch state {
-      case .streaming(var buffer, let reader, _):
+      if case .streaming(var buffer, let reader, _) = state {
         state = .modifying
         buffer.queuePending()
         let chunk = reader == .waiting ? buffer.popFirst() : nil
         state = .finished(buffer, end: end, readerStarted: reader != .idle)
         guard reader == .waiting else { return nil }
         return chunk.map { .success($0) } ?? end.map { nil }
-      case .collecting(var collector):
-        state = .delivered(end)
-        return end.map { Optional(collector.take()) }
-      case .finished, .delivered, .stopped:
-        return nil
-      case .modifying:
-        preconditionFailure("BodyChannel.StateMachine re-entered")
       }
+      guard case .collecting(var collector) = state else {
+        Self.checkNotModifying(state)
+        return nil
+      }
+      state = .delivered(end)
+      return end.map { Optional(collector.take()) }
     }
 
     // MARK: Reader events
@@ -217,8 +222,7 @@ extension BodyChannel {
     /// The next queued chunk without waiting, and whether that drained a paused producer's backlog so that it may
     /// read again; `nil` when none is queued (the reader then calls ``next()``, ready to wait).
     package mutating func takeQueued() -> (chunk: Data, resumeProducer: Bool)? {
-      switch state {
-      case .streaming(var buffer, let reader, let paused) where reader != .waiting:
+      if case .streaming(var buffer, let reader, let paused) = state, reader != .waiting {
         state = .modifying
         guard let chunk = buffer.popFirst() else {
           state = .streaming(buffer, reader: reader, producerPaused: paused)
@@ -227,21 +231,17 @@ extension BodyChannel {
         let resume = paused && buffer.queuedBytes < BodyChannel.lowWater
         state = .streaming(buffer, reader: .reading, producerPaused: paused && !resume)
         return (chunk, resume)
-      case .finished(var buffer, let end, _):
-        state = .modifying
-        let chunk = buffer.popFirst()
-        state = .finished(buffer, end: end, readerStarted: true)
-        return chunk.map { ($0, false) }
-      default:
-        return nil
       }
+      guard case .finished(var buffer, let end, _) = state else { return nil }
+      state = .modifying
+      let chunk = buffer.popFirst()
+      state = .finished(buffer, end: end, readerStarted: true)
+      return chunk.map { ($0, false) }
     }
 
     /// The reader asks for the next chunk and can wait for it.
     package mutating func next() -> ReadAction {
-      switch state {
-      case .streaming(var buffer, let reader, let paused):
-        guard reader != .waiting else { return .deliver(.failure(Self.readOnce), .none) }
+      if case .streaming(var buffer, let reader, let paused) = state, reader != .waiting {
         state = .modifying
         if let chunk = buffer.popFirst() {
           let resume = paused && buffer.queuedBytes < BodyChannel.lowWater
@@ -251,18 +251,21 @@ extension BodyChannel {
         // Nothing left to read: a paused producer may go on.
         state = .streaming(buffer, reader: .waiting, producerPaused: false)
         return .suspend(paused ? .resume : .none)
-      case .collecting:
-        return .deliver(.failure(Self.readOnce), .none)
-      case .finished(var buffer, let end, _):
+      }
+      if case .finished(var buffer, let end, _) = state {
         state = .modifying
         let chunk = buffer.popFirst()
         state = .finished(buffer, end: end, readerStarted: true)
         return .deliver(chunk.map { .success($0) } ?? end.map { nil }, .none)
+      }
+      switch state {
+      case .streaming, .collecting:  // a second reader
+        return .deliver(.failure(Self.readOnce), .none)
       case .delivered(let end):
         return .deliver(end.map { nil }, .none)
       case .stopped(let error, _):
         return .deliver(.failure(error), .none)
-      case .modifying:
+      case .finished, .modifying:
         preconditionFailure("BodyChannel.StateMachine re-entered")
       }
     }
@@ -277,9 +280,7 @@ extension BodyChannel {
 
     /// The reader asks for the whole body, at most `limit` bytes, and can wait for it.
     package mutating func collect(upTo limit: Int) -> ReadAction {
-      switch state {
-      case .streaming(var buffer, let reader, let paused):
-        guard reader == .idle else { return .deliver(.failure(Self.readOnce), .none) }
+      if case .streaming(var buffer, .idle, let paused) = state {
         state = .modifying
         buffer.queuePending()
         do {
@@ -292,11 +293,13 @@ extension BodyChannel {
           state = .stopped(error, readerStarted: true)
           return .deliver(.failure(error), .cancel)
         }
-      case .finished(var buffer, let end, let started):
-        guard !started else { return .deliver(.failure(Self.readOnce), .none) }
+      }
+      if case .finished(var buffer, let end, readerStarted: false) = state {
         state = .modifying
         return .deliver(collectAll(&buffer, end: end, limit: limit).map { Optional($0) }, .none)
-      case .collecting:
+      }
+      switch state {
+      case .streaming, .finished, .collecting:  // read already, or being read
         return .deliver(.failure(Self.readOnce), .none)
       case .delivered(let end):
         return .deliver(.failure(end.failure ?? Self.readOnce), .none)
