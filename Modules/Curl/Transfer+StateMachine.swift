@@ -8,7 +8,7 @@ extension Transfer {
   /// Pure and synchronous: no libcurl, no channel, no clock. ``Transfer`` feeds it the events of the loop thread
   /// (libcurl's callbacks, the commands of other threads, the loop's deadline check), with the time when it matters,
   /// and performs what it answers: pause or unpause the easy handle, follow a redirect, end the transfer. The body's
-  /// sink (a ``BodyChannel`` or a ``Collector``) and every libcurl resource stay with the class.
+  /// sink (a `BodyChannel` or a `BodyCollector`) and every libcurl resource stay with the class.
   ///
   /// ```
   /// idle ─startHop→ starting ─hopAdded→ awaitingHead ─finalHead→ receivingBody(streaming | collecting)

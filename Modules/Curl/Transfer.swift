@@ -30,8 +30,9 @@ final class Transfer {
     case none
     /// Streamed to the caller through a channel (`send`); an encoded body is decoded by the task reading it.
     case streaming(BodyChannel)
-    /// Collected for the caller (`data(for:)`).
-    case collecting(Collector)
+    /// Collected for the caller (`data(for:)`): the head it receives, the body, and the content decoder when the
+    /// body is encoded.
+    case collecting(HTTPResponse, BodyCollector, ContentDecoder?)
   }
 
   /// The next moment the loop must look at this transfer.
@@ -182,10 +183,13 @@ final class Transfer {
   private func finish(_ ending: StateMachine.Ending) {
     switch ending {
     case .deliverCollected:
-      guard case .collecting(let collector) = output, case .collect(_, let continuation) = job.sink else { break }
+      guard case .collecting(let head, var collector, let decoder) = output, case .collect(_, let continuation) = job.sink
+      else { break }
+      // With the output reset, the collector's buffer is no longer shared and is handed over without a copy.
+      output = .none
       do {
-        try collector.decoder?.finish()
-        let result = (collector.head, collector.takeData(), URL(string: url))
+        try decoder?.finish()
+        let result = (head, collector.take(), URL(string: url))
         HandOff.release()
         continuation.resume(returning: result)
       } catch {
@@ -297,7 +301,12 @@ final class Transfer {
       guard machine.finalHead(delivery: .collect(limit: limit), expectedLength: expected) == .collect else {
         return false
       }
-      output = .collecting(Collector(head: finalHead, limit: limit, expectedLength: expected, decoder: decoder))
+      do {
+        output = .collecting(finalHead, try BodyCollector(limit: limit, expectedLength: expected), decoder)
+      } catch {
+        machine.refuse(error)
+        return false
+      }
     }
     return true
   }
@@ -317,18 +326,32 @@ final class Transfer {
       result = channel.write(bytes)
       if markDirty { engine.markDirty(self) }
     case .collect:
-      guard case .collecting(let collector) = output else { return 0 }
-      if let decoder = collector.decoder {
-        do {
-          result = try decoder.decode(bytes) { collector.append($0) }
-        } catch {
-          machine.refuse(error)
-          return 0
+      // Taken out with `guard case` (a `switch`'s subject stays alive in an unoptimised build) and the output reset,
+      // so that the collector's buffer is uniquely referenced and grows in place.
+      guard case .collecting(let head, var collector, let decoder) = output else { return 0 }
+      output = .none
+      defer { output = .collecting(head, collector, decoder) }
+      do throws(TransportError) {
+        if let decoder {
+          var tooLarge: TransportError?
+          _ = try decoder.decode(bytes) { piece in
+            do throws(TransportError) {
+              try collector.append(piece)
+              return .proceed
+            } catch {
+              tooLarge = error
+              return .stop
+            }
+          }
+          if let tooLarge { throw tooLarge }
+        } else {
+          try collector.append(bytes)
         }
-      } else {
-        result = collector.append(bytes)
+        result = .proceed
+      } catch {
+        result = .stop
+        failure = error
       }
-      if result == .stop { failure = collector.failure }
     }
     switch machine.bodyWritten(result, failure: failure) {
     case .accept:

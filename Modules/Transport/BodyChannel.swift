@@ -13,6 +13,9 @@ package import Foundation
 /// Back-pressure: when more than ``highWater`` bytes wait for a streaming consumer, ``write(_:)`` answers
 /// ``WriteResult/pause``; the producer stops reading from the network until the consumer has drained the buffer
 /// below ``lowWater``, which calls the producer's `onDemand` hook.
+///
+/// What happens on each event is decided by ``StateMachine``; this class keeps it under its lock with the suspended
+/// reader's continuation, and resumes the reader or calls the producer's hooks once the lock is released.
 package final class BodyChannel: Sendable {
   /// What the producer should do after a write.
   package enum WriteResult: Sendable, Equatable {
@@ -34,39 +37,42 @@ package final class BodyChannel: Sendable {
   /// fast download can write all of ``highWater`` at once.
   package static let chunkSize = 1 << 20
 
-  private struct State {
-    /// A small body's bytes since the last flush (a large one's go into ``queue``'s buffers).
-    var pending = Data()
-    /// The chunks waiting for the consumer, and the recycled buffer a large body fills.
-    var queue = ChunkQueue()
-    /// The bytes written so far.
-    var written = 0
-    var end: Result<Void, any Error>?
-    /// The waiting reader. Continuations here are unsafe ones (no allocation to check them): each is taken out of
-    /// the state under the lock before it is resumed, so it is resumed exactly once.
-    var waiter: UnsafeContinuation<Data?, any Error>?
-    var collector: Collector?
-    var paused = false
-    var consumerStarted = false
-    var cancelled = false
-    var onDemand: (@Sendable () -> Void)?
-    var onCancel: (@Sendable () -> Void)?
+  /// A suspended reader.
+  private typealias Waiter = UnsafeContinuation<Data?, any Error>
+  /// One of the producer's hooks.
+  private typealias Hook = @Sendable () -> Void
+
+  /// The state machine, the suspended reader and the producer's hooks, under one lock.
+  private struct Guarded: Sendable {
+    var machine: StateMachine
+    /// The suspended reader (of ``next()`` or ``collect(upTo:)``), present exactly while the machine has a reader
+    /// waiting. An unsafe continuation (no allocation to check it): it is taken out under the lock before it is
+    /// resumed, so it is resumed exactly once.
+    var waiter: Waiter?
+    var onDemand: Hook?
+    var onCancel: Hook?
+
+    mutating func takeWaiter() -> Waiter? {
+      defer { waiter = nil }
+      return waiter
+    }
+
+    /// The producer's hook a signal calls for.
+    func hook(for signal: StateMachine.ProducerSignal) -> Hook? {
+      switch signal {
+      case .none: nil
+      case .resume: onDemand
+      case .cancel: onCancel
+      }
+    }
   }
 
-  private struct Collector {
-    var data: Data
-    var limit: Int
-    var continuation: UnsafeContinuation<Data, any Error>?
-  }
-
-  private let state = Locked(State())
+  private let state: Locked<Guarded>
   /// The body's length when known in advance (from `Content-Length`, when no decoding changes it).
   package let expectedLength: Int?
 
   /// The body size from which bytes go into recycled buffers instead of a growing `Data`.
   static let bufferedBodyThreshold = 64 << 10
-  /// Whether the expected length alone makes the body large (see ``bufferedBodyThreshold``).
-  private let expectedLarge: Bool
 
   /// The reading side's decoder, when the body is encoded: the producer writes the encoded bytes and the reader
   /// inflates them (see ``DecodingReader``).
@@ -77,18 +83,14 @@ package final class BodyChannel: Sendable {
   package init(expectedLength: Int?, decoder: ContentDecoder? = nil) {
     self.expectedLength = expectedLength
     decoding = decoder.map(DecodingReader.init)
-    expectedLarge = (expectedLength ?? 0) >= Self.bufferedBodyThreshold
+    state = Locked(Guarded(machine: StateMachine(expectedLength: expectedLength)))
   }
 
   /// A channel that already holds the whole body, `data`, and has ended: nothing is copied.
   package init(complete data: Data) {
     expectedLength = data.count
     decoding = nil
-    expectedLarge = false
-    state.withLock { state in
-      state.queue.append(data)
-      state.end = .success(())
-    }
+    state = Locked(Guarded(machine: StateMachine(complete: data)))
   }
 
   // MARK: Producer
@@ -99,107 +101,56 @@ package final class BodyChannel: Sendable {
     let cancelNow = state.withLock { state in
       state.onDemand = onDemand
       state.onCancel = onCancel
-      return state.cancelled
+      return state.machine.isStopped
     }
     if cancelNow { onCancel() }
   }
 
   /// Appends received bytes. Nobody is woken until ``flush()`` (or ``finish(_:)``).
   package func write(_ bytes: UnsafeRawBufferPointer) -> WriteResult {
-    var failedCollector: UnsafeContinuation<Data, any Error>?
-    var limit = 0
-    let result: WriteResult = state.withLock { state in
-      if state.cancelled || state.end != nil { return .stop }
-      if var collector = state.collector {
-        guard collector.data.count + bytes.count <= collector.limit else {
-          failedCollector = collector.continuation
-          limit = collector.limit
-          state.collector = nil
-          state.cancelled = true
-          state.end = .failure(Self.tooLarge(collector.limit))
-          return .stop
-        }
-        state.collector = nil  // Keep the buffer uniquely referenced while appending.
-        collector.data.append(contentsOf: bytes)
-        state.collector = collector
-        return .proceed
-      }
-      append(bytes, to: &state)
-      return Self.backPressure(&state)
-    }
-    failedCollector?.resume(throwing: Self.tooLarge(limit))
-    return result
+    answer(state.withLock { state in Self.wrote(state.machine.write(bytes), &state) })
   }
 
   /// Appends received bytes that already live in a `Data` of their own (URLSession hands each network read over as
   /// one). A streamed body queues the `Data` itself, after everything written before it, instead of copying it into
-  /// the channel's buffers; a collected body, or a piece smaller than ``ownedChunkThreshold`` or larger than
-  /// ``chunkSize``, is copied in as the raw-bytes `write` does. Nobody is woken until
-  /// ``flush()``.
+  /// the channel's buffers; a piece smaller than ``ownedChunkThreshold`` or larger than ``chunkSize`` is copied in as
+  /// the raw-bytes `write` does. Nobody is woken until ``flush()``.
   package func write(_ data: Data) -> WriteResult {
     guard (Self.ownedChunkThreshold...Self.chunkSize).contains(data.count) else {
       return data.withUnsafeBytes { write($0) }
     }
-    let queued: WriteResult? = state.withLock { state in
-      if state.cancelled || state.end != nil { return .stop }
-      guard state.collector == nil else { return nil }
-      state.written += data.count
-      queuePending(&state)
-      state.queue.append(data)
-      return Self.backPressure(&state)
-    }
-    return queued ?? data.withUnsafeBytes { write($0) }
+    return answer(state.withLock { state in Self.wrote(state.machine.write(owned: data), &state) })
   }
 
-  /// `.pause` (and the producer marked paused) when more than ``highWater`` bytes wait for the consumer, else `.proceed`.
-  private static func backPressure(_ state: inout State) -> WriteResult {
-    guard state.queue.queuedBytes + state.queue.unqueuedBytes + state.pending.count > highWater else { return .proceed }
-    state.paused = true
-    return .pause
+  /// A write's action, with the waiting collector to fail when it broke the limit.
+  private static func wrote(
+    _ action: StateMachine.WriteAction,
+    _ state: inout Guarded
+  ) -> (StateMachine.WriteAction, Waiter?) {
+    guard case .stopAndFailReader = action else { return (action, nil) }
+    return (action, state.takeWaiter())
+  }
+
+  /// Performs a write's action outside the lock: answers the producer, resumes a collector that failed.
+  private func answer(_ outcome: (StateMachine.WriteAction, Waiter?)) -> WriteResult {
+    switch outcome.0 {
+    case .proceed: return .proceed
+    case .pause: return .pause
+    case .stop: return .stop
+    case .stopAndFailReader(let error):
+      outcome.1?.resume(throwing: error)
+      return .stop
+    }
   }
 
   /// The size from which `write(_:)` given a `Data` queues a streamed body's `Data` as it is: smaller pieces are merged,
   /// so that a trickle of tiny reads does not become as many chunks.
   static let ownedChunkThreshold = 4 << 10
 
-  /// Appends to the pending bytes. A small body grows a `Data`, cut at ``chunkSize``; once the body is large, bytes
-  /// fill recycled buffers to the end, across flushes (see ``ChunkQueue``).
-  private func append(_ bytes: UnsafeRawBufferPointer, to state: inout State) {
-    var rest = bytes
-    state.written += bytes.count
-    if expectedLarge || state.written >= Self.bufferedBodyThreshold {
-      // What a small start left in `pending` goes first, so the order holds.
-      if !state.pending.isEmpty {
-        state.queue.append(state.pending)
-        state.pending = Data()
-      }
-      rest = UnsafeRawBufferPointer(rebasing: rest[state.queue.write(rest)...])
-    }
-    // A small body, or no memory left for a buffer.
-    while !rest.isEmpty {
-      let piece = min(rest.count, Self.chunkSize - state.pending.count)
-      state.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<piece]))
-      rest = UnsafeRawBufferPointer(rebasing: rest[piece...])
-      if state.pending.count >= Self.chunkSize { queuePending(&state) }
-    }
-  }
-
-  /// Queues the bytes written since the last flush: the unqueued part of the buffer being filled, then the pending
-  /// `Data`.
-  private func queuePending(_ state: inout State) {
-    state.queue.flush()
-    if !state.pending.isEmpty {
-      state.queue.append(state.pending)
-      state.pending = Data()
-    }
-  }
-
   /// Hands what was written since the last flush to a waiting consumer.
   package func flush() {
-    let wake: (UnsafeContinuation<Data?, any Error>, Data)? = state.withLock { state in
-      queuePending(&state)
-      guard let waiter = state.waiter, let chunk = state.queue.popFirst() else { return nil }
-      state.waiter = nil
+    let wake: (Waiter, Data)? = state.withLock { state in
+      guard let chunk = state.machine.flush(), let waiter = state.takeWaiter() else { return nil }
       return (waiter, chunk)
     }
     if let (waiter, chunk) = wake { waiter.resume(returning: chunk) }
@@ -209,34 +160,16 @@ package final class BodyChannel: Sendable {
   /// wait — and answers `true`; answers `false`, doing nothing, when a flush would wake a waiting consumer (a producer
   /// that expects more bytes at once may flush later instead, and wake it once for all of them).
   package func flushUnlessWaking() -> Bool {
-    state.withLock { state in
-      // A consumer waits only on an empty queue, so anything queued since (an owned `Data`) is unflushed too.
-      let unflushed = state.queue.queuedBytes + state.queue.unqueuedBytes + state.pending.count
-      if state.waiter != nil && unflushed > 0 { return false }
-      queuePending(&state)
-      return true
-    }
+    state.withLock { $0.machine.flushUnlessWaking() }
   }
 
   /// Ends the body: normally with `nil`, or with the error that broke the transfer.
   package func finish(_ error: (any Error)?) {
-    flush()
-    let wake: (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Data, any Error>?, Data) =
-      state.withLock { state in
-        guard state.end == nil else { return (nil, nil, Data()) }
-        state.end = error.map { .failure($0) } ?? .success(())
-        let waiter = state.waiter
-        state.waiter = nil
-        let collector = state.collector
-        state.collector = nil
-        return (waiter, collector?.continuation, collector?.data ?? Data())
-      }
-    if let waiter = wake.0 {
-      if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+    let wake: (Waiter, Result<Data?, any Error>)? = state.withLock { state in
+      guard let delivery = state.machine.finish(error), let waiter = state.takeWaiter() else { return nil }
+      return (waiter, delivery)
     }
-    if let collector = wake.1 {
-      if let error { collector.resume(throwing: error) } else { collector.resume(returning: wake.2) }
-    }
+    if let (waiter, delivery) = wake { waiter.resume(with: delivery) }
   }
 
   // MARK: Consumer
@@ -262,27 +195,7 @@ package final class BodyChannel: Sendable {
   /// The next chunk as the producer wrote it, or `nil` at the end of the body.
   private func nextWritten() async throws -> Data? {
     if let ready = takeQueued() { return ready }
-    return try await withTaskCancellationHandler {
-      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data?, any Error>) in
-        var demand: (@Sendable () -> Void)?
-        let outcome: Result<Data?, any Error>? = state.withLock { state in
-          state.consumerStarted = true
-          if let chunk = Self.take(&state, demand: &demand) { return .success(chunk) }
-          if let end = state.end { return end.map { nil } }
-          if state.cancelled { return .failure(TransportError.cancelled()) }
-          state.waiter = continuation
-          if state.paused {
-            state.paused = false
-            demand = state.onDemand
-          }
-          return nil
-        }
-        demand?()
-        if let outcome { continuation.resume(with: outcome) }
-      }
-    } onCancel: {
-      cancel()
-    }
+    return try await wait { $0.next() }
   }
 
   /// The oldest queued chunk, taken without suspending (and without the cancellation handler and continuation of a
@@ -290,148 +203,68 @@ package final class BodyChannel: Sendable {
   /// reading task is cancelled (the waiting path reports that and stops the transfer).
   private func takeQueued() -> Data? {
     if Task.isCancelled { return nil }
-    var demand: (@Sendable () -> Void)?
-    let chunk = state.withLock { state -> Data? in
-      guard let chunk = Self.take(&state, demand: &demand) else { return nil }
-      state.consumerStarted = true
-      return chunk
+    let taken = state.withLock { state in
+      state.machine.takeQueued().map { ($0.chunk, $0.resumeProducer ? state.onDemand : nil) }
     }
-    demand?()
-    return chunk
+    taken?.1?()
+    return taken?.0
   }
 
-  /// Takes the oldest queued chunk; when that drains a paused producer's backlog below ``lowWater``, resumes it and sets
-  /// `demand` to the hook to call once the lock is released.
-  private static func take(_ state: inout State, demand: inout (@Sendable () -> Void)?) -> Data? {
-    guard let chunk = state.queue.popFirst() else { return nil }
-    if state.paused && state.queue.queuedBytes < lowWater {
-      state.paused = false
-      demand = state.onDemand
-    }
-    return chunk
-  }
-
-  /// The whole body, collected into one buffer.
-  package func collect(upTo limit: Int) async throws -> Data {
-    if decoding != nil { return try await collectDecoded(upTo: limit) }
-    if let ready = try collectEnded(upTo: limit) { return ready }
-    return try await withTaskCancellationHandler {
-      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Data, any Error>) in
-        var demand: (@Sendable () -> Void)?
-        var cancelProducer: (@Sendable () -> Void)?
-        let outcome: Result<Data, any Error>? = state.withLock { state in
-          guard !state.consumerStarted else {
-            return .failure(
-              TransportError(code: .invalidRequest, message: "a response body can be read only once")
-            )
-          }
-          state.consumerStarted = true
-          var data = Data()
-          queuePending(&state)
-          let queued = state.queue.queuedBytes
-          if queued > limit {
-            state.cancelled = true
-            cancelProducer = state.onCancel
-            return .failure(Self.tooLarge(limit))
-          }
-          data.reserveCapacity(min(max(expectedLength ?? 0, queued), limit))
-          for chunk in state.queue.removeAll() { data.append(chunk) }
-          if let end = state.end { return end.map { data } }
-          if state.cancelled { return .failure(TransportError.cancelled()) }
-          state.collector = Collector(data: data, limit: limit, continuation: continuation)
-          if state.paused {
-            state.paused = false
-            demand = state.onDemand
-          }
-          return nil
+  /// Runs a read that may suspend (`event`) with the reader's continuation at hand, and performs its action; the
+  /// reading task's cancellation cancels the body.
+  private func wait(_ event: (inout StateMachine) -> StateMachine.ReadAction) async throws -> Data? {
+    try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { (continuation: Waiter) in
+        let (action, hook) = state.withLock { state in
+          let action = event(&state.machine)
+          if case .suspend = action { state.waiter = continuation }
+          return (action, state.hook(for: action.producer))
         }
-        cancelProducer?()
-        demand?()
-        if let outcome { continuation.resume(with: outcome) }
+        hook?()
+        if case .deliver(let result, _) = action { continuation.resume(with: result) }
       }
     } onCancel: {
       cancel()
     }
   }
 
-  /// The whole decoded body, read chunk by chunk (the decoded length is not known in advance).
-  private func collectDecoded(upTo limit: Int) async throws -> Data {
-    let alreadyRead = state.withLock { state in
-      defer { state.consumerStarted = true }
-      return state.consumerStarted
-    }
-    if alreadyRead {
-      throw TransportError(code: .invalidRequest, message: "a response body can be read only once")
-    }
-    var data = Data()
-    while let chunk = try await next() {
-      guard data.count + chunk.count <= limit else {
-        cancel()
-        throw Self.tooLarge(limit)
-      }
-      data.append(chunk)
-    }
-    return data
+  /// The whole body, collected into one buffer.
+  package func collect(upTo limit: Int) async throws -> Data {
+    if decoding != nil { return try await collectDecoded(upTo: limit) }
+    if let ready = state.withLock({ $0.machine.collectFinished(upTo: limit) }) { return try ready.get() }
+    return try await wait { $0.collect(upTo: limit) } ?? Data()
   }
 
-  /// The whole body when the producer has already finished, without suspending; `nil` when it has not (or the
-  /// body was read already, or the transfer was cancelled: ``collect(upTo:)`` reports those). A body that is one
-  /// chunk is handed over as it is, without a copy.
-  private func collectEnded(upTo limit: Int) throws -> Data? {
-    let outcome: Result<Data, any Error>? = state.withLock { state in
-      guard !state.consumerStarted, !state.cancelled, let end = state.end else { return nil }
-      state.consumerStarted = true
-      queuePending(&state)
-      if case .failure(let error) = end { return .failure(error) }
-      guard state.queue.queuedBytes <= limit else {
-        state.cancelled = true
-        return .failure(Self.tooLarge(limit))
+  /// The whole decoded body, read chunk by chunk (the decoded length is not known in advance).
+  private func collectDecoded(upTo limit: Int) async throws -> Data {
+    if let refusal = state.withLock({ $0.machine.claimReader() }) { throw refusal }
+    var collector = try BodyCollector(limit: limit, expectedLength: nil)
+    while let chunk = try await next() {
+      do {
+        try collector.append(chunk)
+      } catch {
+        cancel()
+        throw error
       }
-      var data = Data()
-      let size = state.queue.queuedBytes
-      let chunks = state.queue.removeAll()
-      if chunks.count == 1, let only = chunks.first {
-        data = only
-      } else {
-        data.reserveCapacity(size)
-        for chunk in chunks { data.append(chunk) }
-      }
-      return .success(data)
     }
-    return try outcome?.get()
+    return collector.take()
   }
 
   /// Stops the transfer from the consumer's side; a waiting read ends with ``TransportError/Code/cancelled``.
   package func cancel() {
-    let wake: (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Data, any Error>?, (@Sendable () -> Void)?) =
-      state.withLock { state in
-        guard state.end == nil, !state.cancelled else { return (nil, nil, nil) }
-        state.cancelled = true
-        state.end = .failure(TransportError.cancelled())
-        let waiter = state.waiter
-        state.waiter = nil
-        let collector = state.collector?.continuation
-        state.collector = nil
-        state.queue.clear()
-        state.pending = Data()
-        return (waiter, collector, state.onCancel)
+    let (failure, waiter, hook) = state.withLock { state -> (TransportError?, Waiter?, Hook?) in
+      switch state.machine.cancel() {
+      case .none: return (nil, nil, nil)
+      case .cancelProducer: return (nil, nil, state.onCancel)
+      case .cancelProducerAndFailReader(let error): return (error, state.takeWaiter(), state.onCancel)
       }
-    wake.0?.resume(throwing: TransportError.cancelled())
-    wake.1?.resume(throwing: TransportError.cancelled())
-    wake.2?()
+    }
+    if let failure { waiter?.resume(throwing: failure) }
+    hook?()
   }
 
   /// Whether a reader is suspended waiting for the next chunk.
   package var hasWaitingReader: Bool {
-    state.withLock { $0.waiter != nil }
-  }
-
-  /// Whether the body ended or was cancelled.
-  package var isFinished: Bool {
-    state.withLock { $0.end != nil }
-  }
-
-  private static func tooLarge(_ limit: Int) -> TransportError {
-    .bodyTooLarge(limit: limit)
+    state.withLock { $0.machine.hasWaitingReader }
   }
 }

@@ -87,37 +87,5 @@ extension CurlTests {
     func mapsCurlCodes(code: CURLcode, expected: TransportError.Code) {
       #expect(CurlErrors.code(for: code) == expected)
     }
-
-    @Test func collectorHandsOverWithoutCopyAndEnforcesTheLimit() {
-      let collector = Collector(head: HTTPResponse(status: .ok), limit: 10, expectedLength: 4, decoder: nil)
-      var bytes: [UInt8] = [1, 2, 3, 4, 5, 6]
-      #expect(bytes.withUnsafeBytes { collector.append($0) } == .proceed)
-      #expect(bytes.withUnsafeBytes { collector.append($0) } == .stop)
-      #expect(collector.failure?.code == .bodyTooLarge)
-      #expect(collector.takeData() == Data([1, 2, 3, 4, 5, 6]))
-      bytes = []
-      #expect(collector.takeData().isEmpty)
-    }
-
-    @Test func aLargePreSizedBodyIsFaultedInOnlyAWindowAheadAndMayOutgrowItsLength() {
-      let mib = 1 << 20
-      let collector = Collector(
-        head: HTTPResponse(status: .ok),
-        limit: 64 * mib,
-        expectedLength: 24 * mib,
-        decoder: nil
-      )
-      var expected = Data()
-      for index in 0..<30 {  // 6 MiB more than the Content-Length said
-        let chunk = Data((0..<mib).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) })
-        #expect(chunk.withUnsafeBytes { collector.append($0) } == .proceed)
-        expected += chunk
-        if index < 24 {  // never more than a window (8 MiB) ahead of what arrived
-          #expect(collector.populated >= expected.count && collector.populated <= expected.count + 8 * mib)
-        }
-      }
-      #expect(collector.failure == nil)
-      #expect(collector.takeData() == expected)
-    }
   }
 }
