@@ -88,22 +88,24 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
 /// A small scanner over the grammar of RFC 9110 §8.3.1 media types.
 private struct MediaTypeScanner {
   private let text: String
-  private let scalars: [Unicode.Scalar]
+  /// The text's UTF-8 bytes: every character of the grammar is ASCII, and a quoted string's other bytes are copied
+  /// as they are.
+  private let bytes: [UInt8]
   private var index = 0
 
   init(_ text: String) {
     self.text = text
-    scalars = Array(text.unicodeScalars)
+    bytes = Array(text.utf8)
   }
 
-  var isAtEnd: Bool { index >= scalars.count }
+  var isAtEnd: Bool { index >= bytes.count }
 
   mutating func skipSpaces() {
-    while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { index += 1 }
+    while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index += 1 }
   }
 
-  mutating func take(_ scalar: Unicode.Scalar) -> Bool {
-    guard index < scalars.count, scalars[index] == scalar else { return false }
+  mutating func take(_ character: Unicode.Scalar) -> Bool {
+    guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
     index += 1
     return true
   }
@@ -124,7 +126,7 @@ private struct MediaTypeScanner {
       skipSpaces()
       guard take(";") else { break }
       skipSpaces()
-      if isAtEnd || scalars[index] == "," { break }
+      if isAtEnd || bytes[index] == UInt8(ascii: ",") { break }
       let name = token().lowercased()
       guard !name.isEmpty else { throw failure("missing parameter name") }
       guard take("=") else { throw failure("missing '=' after parameter '\(name)'") }
@@ -139,13 +141,8 @@ private struct MediaTypeScanner {
 
   private mutating func token() -> String {
     let start = index
-    while index < scalars.count, Self.isTokenCharacter(scalars[index]) { index += 1 }
-    // Token characters are ASCII, so each scalar is one UTF-8 byte.
-    let token = scalars[start..<index]
-    return String(unsafeUninitializedCapacity: token.count) { buffer in
-      for (offset, scalar) in token.enumerated() { buffer[offset] = UInt8(truncatingIfNeeded: scalar.value) }
-      return token.count
-    }
+    while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+    return String(decoding: bytes[start..<index], as: UTF8.self)
   }
 
   private mutating func parameterValue() throws(NetworkError) -> String {
@@ -154,17 +151,18 @@ private struct MediaTypeScanner {
       guard !value.isEmpty else { throw failure("missing parameter value") }
       return value
     }
-    var value = String.UnicodeScalarView()
-    while index < scalars.count {
-      let scalar = scalars[index]
+    // A backslash escapes the byte after it; the bytes of a non-ASCII character are never `"` or `\`.
+    var value: [UInt8] = []
+    while index < bytes.count {
+      let byte = bytes[index]
       index += 1
-      if scalar == "\"" { return String(value) }
-      if scalar == "\\" {
-        guard index < scalars.count else { break }
-        value.append(scalars[index])
+      if byte == UInt8(ascii: "\"") { return String(decoding: value, as: UTF8.self) }
+      if byte == UInt8(ascii: "\\") {
+        guard index < bytes.count else { break }
+        value.append(bytes[index])
         index += 1
       } else {
-        value.append(scalar)
+        value.append(byte)
       }
     }
     throw failure("unterminated quoted string")
@@ -180,9 +178,9 @@ private struct MediaTypeScanner {
     return whole == "0" || fraction.allSatisfy { $0 == "0" }
   }
 
-  private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
-    guard scalar.isASCII, scalar.value > 0x20, scalar.value < 0x7F else { return false }
-    switch scalar {
+  private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    guard byte > 0x20, byte < 0x7F else { return false }
+    switch Unicode.Scalar(byte) {
     case "(", ")", "<", ">", "@", ",", ";", ":", "\\", "\"", "/", "[", "]", "?", "=", "{", "}": return false
     default: return true
     }

@@ -11,6 +11,9 @@ struct MediaTypeTests {
     ("application/vnd.api+json ; q=0.5", "application", "vnd.api+json", ["q": "0.5"]),
     ("*/*", "*", "*", [:]),
     ("text/plain;", "text", "plain", [:]),
+    // A quoted string keeps its non-ASCII characters, escaped or not.
+    ("text/plain; title=\"naïve\"", "text", "plain", ["title": "naïve"]),
+    ("text/plain; title=\"caf\\é \\\\ ü\"", "text", "plain", ["title": "café \\ ü"]),
   ]
 
   @Test(arguments: valid)
