@@ -16,23 +16,25 @@ import Darwin
 /// handle the finished transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which
 /// wakes each reader at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is
 /// ready, libcurl's own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`).
+///
+/// Its stored state skips the run-time exclusivity checks, as ``Transfer``'s does (see there why, and at what risk).
 final class CurlEngine {
   let loop: CurlLoop
   let configuration: CurlTransport.Configuration
   let multi: UnsafeMutableRawPointer
   /// The running transfers, each knowing its place (``Transfer/slot``): adding and retiring one hashes nothing (a
   /// dictionary by id hashed twice per request); the commands that name a transfer by id (cancel, unpause) search.
-  private var transfers: [Transfer] = []
-  private var dirty: [Transfer] = []
+  @exclusivity(unchecked) private var transfers: [Transfer] = []
+  @exclusivity(unchecked) private var dirty: [Transfer] = []
   /// Idle easy handles; `primed` when the options every transfer sets alike are still set on it.
-  private var pool: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
-  private var commands: [Command] = []
-  private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
-  private var expired: [(Transfer, TransportError)] = []
+  @exclusivity(unchecked) private var pool: [(handle: UnsafeMutableRawPointer, primed: Bool)] = []
+  @exclusivity(unchecked) private var commands: [Command] = []
+  @exclusivity(unchecked) private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+  @exclusivity(unchecked) private var expired: [(Transfer, TransportError)] = []
   /// The sockets libcurl opened for this engine's transfers (`CURLOPT_SOCKOPTFUNCTION`), so the idle check can ask
   /// a connection's socket when it last received bytes (``socket(localPort:peerPort:)``). A closed one stays until
   /// a lookup finds it gone.
-  var sockets = Set<Int32>()
+  @exclusivity(unchecked) var sockets = Set<Int32>()
 
   init?(loop: CurlLoop) {
     guard CurlGlobal.initialized, let multi = curl_multi_init() else { return nil }

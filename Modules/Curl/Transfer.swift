@@ -21,8 +21,12 @@ import Darwin
 /// list, the error buffer, the request body's source), the body's sink and the head parser.
 ///
 /// A libcurl call that can call back into this transfer (`curl_easy_pause` delivers the bytes it held at once) is made
-/// after the state machine's event has returned, never inside one of its mutating accesses, which the run-time
-/// exclusivity check would stop.
+/// after the state machine's event has returned, never inside one of its mutating accesses.
+///
+/// Its stored state skips the run-time exclusivity checks (`@exclusivity(unchecked)`), as ``CurlEngine``'s does: only
+/// the loop thread touches it, and the checks cost 4–8% CPU on api-mix over HTTP/2 at 256 in flight (BENCHMARKS.md).
+/// Holding one of these properties across a libcurl call, whose callbacks come back here, is the mistake they would
+/// have caught: review such a change with that in mind.
 final class Transfer {
   /// Where received body bytes go once the final head is complete.
   enum Output {
@@ -47,29 +51,29 @@ final class Transfer {
   let job: Job
   let errorBuffer: UnsafeMutablePointer<CChar>
 
-  var machine: StateMachine
-  var easy: UnsafeMutableRawPointer?
-  var request: HTTPRequest
-  var url: String
-  var body: RequestBody?
-  var compressing = false
-  var output = Output.none
-  var upload: (any UploadSource)?
-  var uploadData: Data?
-  var streamUpload: UploadBuffer?
-  var producer: Task<Void, Never>?
-  var headerList: UnsafeMutablePointer<curl_slist>?
-  var lastProgress: TransferProgress?
+  @exclusivity(unchecked) var machine: StateMachine
+  @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) var request: HTTPRequest
+  @exclusivity(unchecked) var url: String
+  @exclusivity(unchecked) var body: RequestBody?
+  @exclusivity(unchecked) var compressing = false
+  @exclusivity(unchecked) var output = Output.none
+  @exclusivity(unchecked) var upload: (any UploadSource)?
+  @exclusivity(unchecked) var uploadData: Data?
+  @exclusivity(unchecked) var streamUpload: UploadBuffer?
+  @exclusivity(unchecked) var producer: Task<Void, Never>?
+  @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
+  @exclusivity(unchecked) var lastProgress: TransferProgress?
   /// Whether an option outside the set every transfer sets was used (or the transfer failed): the handle is then
   /// reset before it goes back to the pool.
-  var handleNeedsReset = false
+  @exclusivity(unchecked) var handleNeedsReset = false
   /// Whether the options every transfer sets alike (``configure(_:now:)``) are set on the handle already.
-  var handlePrimed = false
+  @exclusivity(unchecked) var handlePrimed = false
   /// Where the engine keeps this transfer among its running ones (``CurlEngine``'s list); -1 when it is not there.
-  var slot = -1
+  @exclusivity(unchecked) var slot = -1
 
-  private var parser = ResponseHeadParser()
-  private var retained: Unmanaged<Transfer>?
+  @exclusivity(unchecked) private var parser = ResponseHeadParser()
+  @exclusivity(unchecked) private var retained: Unmanaged<Transfer>?
 
   init(job: Job, engine: CurlEngine) {
     id = job.id
@@ -183,7 +187,8 @@ final class Transfer {
   private func finish(_ ending: StateMachine.Ending) {
     switch ending {
     case .deliverCollected:
-      guard case .collecting(let head, var collector, let decoder) = output, case .collect(_, let continuation) = job.sink
+      guard case .collecting(let head, var collector, let decoder) = output,
+        case .collect(_, let continuation) = job.sink
       else { break }
       // With the output reset, the collector's buffer is no longer shared and is handed over without a copy.
       output = .none
