@@ -34,7 +34,7 @@ final class CurlEngine {
   /// The sockets libcurl opened for this engine's transfers (`CURLOPT_SOCKOPTFUNCTION`), so the idle check can ask
   /// a connection's socket when it last received bytes (``socket(localPort:peerPort:)``). A closed one stays until
   /// a lookup finds it gone.
-  @exclusivity(unchecked) var sockets = Set<Int32>()
+  var sockets = Set<Int32>()
 
   init?(loop: CurlLoop) {
     guard CurlGlobal.initialized, let multi = curl_multi_init() else { return nil }
