@@ -5,7 +5,8 @@ public import HTTPTypes
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
 /// to 10 redirects, gzip and deflate decoded up to 256 MiB and at most 1000 times their encoded size, certificates
-/// verified, no retry, `http://` allowed, proxies taken from the environment.
+/// verified, no retry, `http://` allowed, proxies taken from the environment, redirects into link-local addresses
+/// refused (``ConnectionPolicy/default``).
 ///
 /// ```swift
 /// var options = TransferOptions()
@@ -41,6 +42,9 @@ public struct TransferOptions: Sendable {
   public var insecureHTTP: InsecureHTTPPolicy
   /// The proxy: the environment's (``ProxySettings/environment``, the default), none, or a server of your own.
   public var proxy: ProxySettings
+  /// Which addresses connections may go to: ``ConnectionPolicy/default`` refuses redirects into link-local addresses
+  /// (cloud metadata services); ``ConnectionPolicy/publicInternetOnly`` refuses every non-public address.
+  public var connectionPolicy: ConnectionPolicy
 
   /// Creates options; every argument has the default described on the type.
   /// - Parameters:
@@ -53,6 +57,7 @@ public struct TransferOptions: Sendable {
   ///   - retry: The retry policy; none by default.
   ///   - insecureHTTP: The HTTPS-only policy.
   ///   - proxy: The proxy.
+  ///   - connectionPolicy: Which addresses connections may go to.
   public init(
     timeouts: Timeouts = Timeouts(),
     redirects: RedirectPolicy = .follow(max: 10),
@@ -62,7 +67,8 @@ public struct TransferOptions: Sendable {
     requestCompression: RequestCompression = .none,
     retry: RetryPolicy = .none,
     insecureHTTP: InsecureHTTPPolicy = .allow,
-    proxy: ProxySettings = .environment
+    proxy: ProxySettings = .environment,
+    connectionPolicy: ConnectionPolicy = .default
   ) {
     self.timeouts = timeouts
     self.redirects = redirects
@@ -73,6 +79,7 @@ public struct TransferOptions: Sendable {
     self.retry = retry
     self.insecureHTTP = insecureHTTP
     self.proxy = proxy
+    self.connectionPolicy = connectionPolicy
   }
 }
 

@@ -61,6 +61,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// The transport is shutting down gracefully, or has shut down (`shutdown(gracePeriod:)`, ``Drainable``): it
     /// takes no new request. Raised before anything is sent.
     public static let shutDown = Code("shutDown")
+    /// The ``ConnectionPolicy`` refused the address a connection was about to open (a redirect into `169.254.169.254`
+    /// under the default policy, a private address under ``ConnectionPolicy/publicInternetOnly``). Raised before
+    /// anything is sent to that address; the message names the host, the address and its class.
+    public static let addressNotAllowed = Code("addressNotAllowed")
     /// Anything else the underlying library reported; the message says what.
     public static let other = Code("other")
 
