@@ -51,6 +51,12 @@ static inline CURLcode CCurl_easy_setopt_sockopt_function(CURL *handle, CURLopti
   return curl_easy_setopt(handle, option, value);
 }
 
+/// For CURLOPT_OPENSOCKETFUNCTION (the connection policy's check of every address connected to).
+static inline CURLcode CCurl_easy_setopt_opensocket_function(CURL *handle, CURLoption option,
+                                                            curl_opensocket_callback value) {
+  return curl_easy_setopt(handle, option, value);
+}
+
 /// For CURLOPT_XFERINFOFUNCTION.
 static inline CURLcode CCurl_easy_setopt_xferinfo_function(CURL *handle, CURLoption option,
                                                           curl_xferinfo_callback value) {

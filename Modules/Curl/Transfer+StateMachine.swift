@@ -16,6 +16,7 @@ extension Transfer {
   /// receivingBody(discarding) ─hopEnded→ idle (the next hop)
   /// awaitingHead, receivingBody(streaming | collecting) ─hopEnded→ finished
   /// awaitingHead, receivingBody ─refuse→ failing ─hopEnded→ finished
+  /// awaitingHead ─addressRefused→ awaitingHead (the refusal kept: it is the error if no address connects)
   /// any state ─cancel→ finished
   /// ```
   struct StateMachine {
@@ -45,6 +46,9 @@ extension Transfer {
       var receivePaused = false
       /// Whether sending is paused: a streamed request body has no bytes yet.
       var sendPaused = false
+      /// The first address the connection policy refused in this hop (``addressRefused(_:)``): libcurl goes on with
+      /// the host's next address, and when none connects, the hop ends with this error rather than libcurl's.
+      var addressRefusal: Refusal?
 
       init(start: UInt64) {
         self.start = start
@@ -53,6 +57,15 @@ extension Transfer {
 
       /// What libcurl must hold back.
       var pause: Pause { Pause(receive: receivePaused, send: sendPaused) }
+    }
+
+    /// A connection policy's refusal, kept by a ``Hop`` (equal when code and message are).
+    struct Refusal: Equatable {
+      var error: TransportError
+
+      static func == (lhs: Refusal, rhs: Refusal) -> Bool {
+        lhs.error.code == rhs.error.code && lhs.error.message == rhs.error.message
+      }
     }
 
     /// Where the body of the current hop goes once its head is complete.
@@ -235,9 +248,11 @@ extension Transfer {
       case .failing(_, let error, let streaming):
         state = .finished
         return .finish(streaming ? .endStream(error) : .fail(error), removeHandle: false)
-      case .awaitingHead:
+      case .awaitingHead(let hop):
         state = .finished
-        return .finish(libcurlError.map(Ending.fail) ?? .noResponseHead, removeHandle: false)
+        // A policy's refusal is why libcurl could not connect: the error says so, not "could not connect".
+        let error = libcurlError.map { hop.addressRefusal?.error ?? $0 }
+        return .finish(error.map(Ending.fail) ?? .noResponseHead, removeHandle: false)
       case .receivingBody(_, let body):
         if let libcurlError {
           state = .finished
@@ -379,6 +394,15 @@ extension Transfer {
       case .idle, .starting, .failing, .finished:
         break
       }
+    }
+
+    /// The connection policy refused an address of this hop, before connecting to it: libcurl tries the host's next
+    /// address, if any. The first refusal of a hop is kept; it becomes the transfer's error if the hop ends without a
+    /// response head and with a libcurl error (no address connected).
+    mutating func addressRefused(_ error: TransportError) {
+      guard case .awaitingHead(var hop) = state else { return }
+      if hop.addressRefusal == nil { hop.addressRefusal = Refusal(error: error) }
+      state = .awaitingHead(hop)
     }
 
     // MARK: Request body

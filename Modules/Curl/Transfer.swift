@@ -64,6 +64,9 @@ final class Transfer {
   @exclusivity(unchecked) var producer: Task<Void, Never>?
   @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
   @exclusivity(unchecked) var lastProgress: TransferProgress?
+  /// Where the transfer started, noted when the first redirect is followed (``recordOrigin()``), for the connection
+  /// policy's look at the hops that follow.
+  @exclusivity(unchecked) var origin: ConnectionAttempt.Origin?
   /// Whether an option outside the set every transfer sets was used (or the transfer failed): the handle is then
   /// reset before it goes back to the pool.
   @exclusivity(unchecked) var handleNeedsReset = false
@@ -271,6 +274,7 @@ final class Transfer {
         followedSoFar: machine.redirectsFollowed
       ) {
         next.0 = try job.options.insecureHTTP.apply(to: next.0, redirectedFrom: request)
+        recordOrigin()
         machine.redirect(to: StateMachine.Redirect(request: next.0, body: next.1))
         return true
       }

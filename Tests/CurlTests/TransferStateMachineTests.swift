@@ -527,3 +527,55 @@ extension Transfer.StateMachine {
     }
   }
 }
+
+// MARK: Connection policy
+
+extension TransferStateMachineTests {
+  static let policyRefusal = TransportError(
+    code: .addressNotAllowed,
+    message: "the connection policy 'default' refused to connect to 169.254.169.254"
+  )
+  static let couldNotConnect = TransportError(code: .connectionRefused, message: "Couldn't connect to server")
+
+  /// An address refused while the head is awaited is kept, and becomes the error when libcurl then fails the hop
+  /// (no address connected): the caller sees the policy's error, not "could not connect".
+  @Test func aRefusedAddressIsTheErrorWhenNoAddressConnects() {
+    var machine = Stage.awaitingHead.machine()
+    machine.addressRefused(Self.policyRefusal)
+    #expect(machine.isAwaitingHead)
+    #expect(Self.hop(machine)?.addressRefusal == Machine.Refusal(error: Self.policyRefusal))
+    // A second refusal (the host's next address) does not replace the first.
+    machine.addressRefused(Self.reset)
+    #expect(Self.hop(machine)?.addressRefusal == Machine.Refusal(error: Self.policyRefusal))
+    #expect(
+      Self.describe(machine.hopEnded(libcurlError: Self.couldNotConnect))
+        == "finish fail with \(Self.describe(Self.policyRefusal))"
+    )
+    #expect(Self.isFinished(machine))
+  }
+
+  /// An address refused, then another of the host's addresses connected: the hop goes on as any other.
+  @Test func aRefusedAddressIsForgottenWhenAnotherConnects() {
+    var machine = Stage.awaitingHead.machine()
+    machine.addressRefused(Self.policyRefusal)
+    #expect(machine.finalHead(delivery: .collect(limit: 100), expectedLength: 3) == .collect)
+    #expect(Self.describe(machine.hopEnded(libcurlError: nil)) == "finish deliver collected")
+  }
+
+  /// A refusal outside the wait for a head (no hop, a body flowing, the transfer over) changes nothing.
+  @Test(arguments: [Stage.idle, .starting, .streaming, .collecting, .discarding, .betweenHops, .finished])
+  func aRefusedAddressOutsideTheWaitForAHeadIsIgnored(stage: Stage) {
+    var machine = stage.machine()
+    let before = Self.hop(machine)
+    machine.addressRefused(Self.policyRefusal)
+    #expect(Self.hop(machine) == before)
+  }
+
+  /// Each hop keeps its own refusal: after a followed redirect, the next hop starts with none.
+  @Test func aNewHopStartsWithoutARefusal() {
+    var machine = Stage.betweenHops.machine()
+    machine.run()
+    #expect(Self.hop(machine)?.addressRefusal == nil)
+    #expect(machine.redirectsFollowed == 1)
+  }
+}
