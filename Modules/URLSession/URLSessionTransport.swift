@@ -104,6 +104,8 @@ public final class URLSessionTransport: Transport, Drainable {
     defer { sessions.withLock { $0.sending -= 1 } }
     let request = try options.insecureHTTP.apply(to: request)
     var url = try Self.validate(request, body: body, options: options)
+    var connectionCheck = ConnectionCheck(policy: options.connectionPolicy, firstURL: url)
+    try connectionCheck.check(url, redirectsFollowed: 0)
     let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
     let progress = ProgressTracker(options.progress)
     var current = (request, body)
@@ -139,6 +141,7 @@ public final class URLSessionTransport: Transport, Drainable {
       }
       hop.exchange.discard()
       url = try Self.validURL(next.0)
+      try connectionCheck.check(url, redirectsFollowed: followed + 1)
       current = next
       followed += 1
     }
