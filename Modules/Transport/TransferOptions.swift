@@ -1,7 +1,7 @@
 public import HTTPTypes
 
 /// How one transfer behaves: timeouts, redirects, decompression, TLS, progress, request compression, retries, the
-/// HTTPS-only policy and the proxy.
+/// HTTPS-only policy, the proxy and the connection policy.
 ///
 /// The defaults suit most API calls: 30 s to connect, 60 s of silence at most once connected, no total limit, up
 /// to 10 redirects, gzip and deflate decoded up to 256 MiB and at most 1000 times their encoded size, certificates
