@@ -134,6 +134,18 @@ import Testing
     #expect(tooMany.stderr.hasPrefix("surf: too many redirects"), "\(tooMany)")
   }
 
+  /// `--public-only` refuses the loopback server before connecting, in one line; the next run is served.
+  @Test func publicOnlyRefusesALoopbackServer() async throws {
+    defer { sandbox.remove() }
+    let refused = try await sandbox.run(["--public-only", try await url("/get")])
+    #expect(refused.status == 1, "\(refused)")
+    #expect(refused.stderr.hasPrefix("surf: address not allowed: the connection policy 'publicInternetOnly'"))
+    #expect(refused.stderr.contains("(a loopback address)"), "\(refused)")
+    #expect(refused.stderr.filter { $0 == "\n" }.count == 1, "one line")
+    let good = try await sandbox.run([try await url("/get")])
+    #expect(good.status == 0, "the next run is served: \(good)")
+  }
+
   /// Status → exit status under --check-status (HTTPie's), and 0 without it.
   @Test(arguments: [(200, Int32(0)), (201, 0), (302, 3), (404, 4), (418, 4), (500, 5), (503, 5)])
   func checkStatusExitCodes(_ status: Int, _ expected: Int32) async throws {

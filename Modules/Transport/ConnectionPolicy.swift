@@ -151,7 +151,8 @@ public struct ConnectionAttempt: Hashable, Sendable {
   public struct Origin: Hashable, Sendable {
     /// The first request's host, as in its URL.
     public var host: String
-    /// The address the first request was sent to, when the transport knows it.
+    /// The address the first request was sent to, when the transport knows it (curl: the address of the connection
+    /// it used; URLSession, which does not say: the first address the host name resolves to).
     public var address: IPAddress?
 
     /// Creates an origin.

@@ -91,6 +91,8 @@ struct Send: AsyncParsableCommand {
   var retry = 0
   @Flag(help: "Store the request for `surf replay` when the host cannot be reached.")
   var offline = false
+  @Flag(help: "Connect only to public internet addresses (no loopback, private or link-local), redirects included.")
+  var publicOnly = false
   @Flag(help: "Never read standard input as the body.")
   var ignoreStdin = false
   @Argument(help: "[METHOD] URL [ITEM …]")
@@ -120,6 +122,7 @@ struct Send: AsyncParsableCommand {
       options.transport = transport
       options.retries = retry
       options.offline = offline
+      options.publicOnly = publicOnly
       options.ignoreStandardInput = ignoreStdin
       return try await Surf().send(request, options: options)
     }

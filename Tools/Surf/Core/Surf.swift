@@ -55,6 +55,8 @@ public struct SurfOptions: Sendable {
   public var retries = 0
   /// `--offline`: store the request when the host cannot be reached.
   public var offline = false
+  /// `--public-only`: connect only to public internet addresses (``ConnectionPolicy/publicInternetOnly``).
+  public var publicOnly = false
   /// `--ignore-stdin`.
   public var ignoreStandardInput = false
 
@@ -188,6 +190,7 @@ public struct Surf: Sendable {
     if let caFile = options.caFile { transfer.tls.caFile = caFile }
     if let pin = options.pin { transfer.tls.pinnedPublicKey = pin }
     if options.retries > 0 { transfer.retry = RetryPolicy(maxAttempts: options.retries + 1) }
+    if options.publicOnly { transfer.connectionPolicy = .publicInternetOnly }
     networking.transferOptions = transfer
     networking.maximumResponseSize = Int.max
     return networking
@@ -394,6 +397,7 @@ public struct Surf: Sendable {
       case .totalTimeout: what = "timed out"
       case .tls: what = "TLS failed"
       case .tooManyRedirects: what = "too many redirects"
+      case .addressNotAllowed: what = "address not allowed"
       default: what = "\(transportError.code)"
       }
       let detail =
