@@ -13,15 +13,20 @@ import Darwin
 extension Transfer {
   /// Puts every socket of this hop through the connection policy (`CURLOPT_OPENSOCKETFUNCTION`), and asks for a fresh
   /// connection when the policy checks this hop: a pooled connection is not opened again, so its address would go
-  /// unchecked. Set on every hop, so that a pooled handle never calls back into a transfer that has ended.
+  /// unchecked. Under a policy that checks first requests, every hop is fresh (the pool may hold connections opened
+  /// under another policy); under one that checks only redirects, a redirect within the origin keeps the connection
+  /// the hop before used (its address is the origin's), and one that leaves it is fresh. Set on every hop, so that a
+  /// pooled handle never calls back into a transfer that has ended.
   func configureConnectionPolicy(_ easy: UnsafeMutableRawPointer) {
     CCurl_easy_setopt_opensocket_function(easy, CURLOPT_OPENSOCKETFUNCTION) { context, purpose, address in
       let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
       return transfer.openSocket(purpose: purpose, address: address!)
     }
     CCurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
-    let checked = job.options.connectionPolicy.checks(redirectsFollowed: machine.redirectsFollowed)
-    CCurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, checked ? 1 : 0)
+    let policy = job.options.connectionPolicy
+    let fresh =
+      policy.checks(redirectsFollowed: machine.redirectsFollowed) && (policy.checksFirstRequests || hopLeftOrigin)
+    CCurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, fresh ? 1 : 0)
   }
 
   /// libcurl is about to open a socket to `address`: refused (`CURL_SOCKET_BAD`, and the refusal recorded for the

@@ -37,7 +37,8 @@ import Darwin
 /// - `CurlTransport` checks the address of every socket it opens, in libcurl's open-socket callback: the address
 ///   actually connected to, so neither DNS rebinding nor a decimal, octal or hexadecimal spelling of an IPv4 address
 ///   slips past. A pooled connection is not opened again, so a transfer whose policy checks first requests, and every
-///   redirect hop under a policy that checks redirects, asks libcurl for a fresh connection (no reuse for them).
+///   redirect hop that leaves its origin under a policy that checks redirects, asks libcurl for a fresh connection
+///   (no reuse for them).
 /// - `URLSessionTransport` opens its sockets itself: it resolves the host (`getaddrinfo`) and checks every address
 ///   before each redirect hop, and before the first request when the policy checks first requests. URLSession then
 ///   resolves the name again on its own: DNS rebinding between the two lookups cannot be excluded on this transport.
@@ -136,7 +137,8 @@ public struct ConnectionPolicy: Sendable, CustomStringConvertible {
   /// - Returns: A ``TransportError/Code/addressNotAllowed`` error.
   package func refusal(of attempt: ConnectionAttempt) -> TransportError {
     let address = "\(attempt.address) (\(attempt.addressClass.phrase))"
-    var message = "the connection policy '\(name)' refused to connect to \(attempt.host) at \(address)"
+    let host = attempt.host == attempt.address.description ? "" : "\(attempt.host) at "
+    var message = "the connection policy '\(name)' refused to connect to \(host)\(address)"
     if let origin = attempt.origin, attempt.isRedirect {
       message += " on a redirect from \(origin.host)"
     }
