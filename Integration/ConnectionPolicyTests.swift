@@ -82,7 +82,7 @@ struct ConnectionPolicyScenarioTests {
     defer { listener.close() }
     var options = Self.options
     options.connectionPolicy = .publicInternetOnly
-    // `localhost` has two addresses (127.0.0.1 and ::1): each is refused, and the error is still the policy's.
+    // `localhost`, a name: resolved, then refused by its address (where it also has ::1, each address is refused).
     for host in ["127.0.0.1", "2130706433", "[::ffff:127.0.0.1]", "localhost"] {
       await expectTransportError(.addressNotAllowed) {
         try await backend.exchange(URL(string: "http://\(host):\(listener.port)/private")!, options: options)
