@@ -127,6 +127,23 @@ struct ConnectionPolicyScenarioTests {
     #expect(try await backend.exchange(Servers.httpbin("/get"), options: options).status == 200)
   }
 
+  /// Through a proxy (curl), the socket goes to the proxy; a redirect target given as an address literal is still
+  /// checked, before the hop starts: the proxy relays the first request and never the redirect.
+  @Test(arguments: ["http://169.254.169.254/", "http://2852039166/"])
+  func aLiteralTargetIsCheckedThroughAProxy(_ location: String) async throws {
+    let proxy = try await LocalServers.shared.proxy()
+    var options = Self.options
+    options.proxy = .http(host: "127.0.0.1", port: proxy.port)
+    let before = try await proxy.relays().count
+    await expectTransportError(.addressNotAllowed) {
+      try await Backend.curl.exchange(try await Self.redirect(to: location), options: options)
+    }
+    let relays = try await proxy.relays().dropFirst(before)
+    #expect(relays.count == 1, "only the first request: \(relays.map(\.target))")
+    #expect(!relays.contains { $0.target.contains("169.254") || $0.target.contains("2852039166") })
+    #expect(try await Backend.curl.exchange(Servers.httpbin("/get"), options: options).status == 200)
+  }
+
   /// The default follows redirects between loopback servers as before.
   @Test(arguments: Backend.allCases)
   func theDefaultFollowsRedirectsToPrivateServers(_ backend: Backend) async throws {

@@ -17,7 +17,11 @@ extension Transfer {
   /// under another policy); under one that checks only redirects, a redirect within the origin keeps the connection
   /// the hop before used (its address is the origin's), and one that leaves it is fresh. Set on every hop, so that a
   /// pooled handle never calls back into a transfer that has ended.
-  func configureConnectionPolicy(_ easy: UnsafeMutableRawPointer) {
+  ///
+  /// Through a proxy, the sockets go to the proxy, which resolves the target's name: a target given as an address
+  /// literal (in any spelling) is checked here, before the hop starts.
+  /// - Throws: ``TransportError`` with ``TransportError/Code/addressNotAllowed`` for a literal the policy refuses.
+  func configureConnectionPolicy(_ easy: UnsafeMutableRawPointer) throws(TransportError) {
     CCurl_easy_setopt_opensocket_function(easy, CURLOPT_OPENSOCKETFUNCTION) { context, purpose, address in
       let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
       return transfer.openSocket(purpose: purpose, address: address!)
@@ -27,6 +31,20 @@ extension Transfer {
     let fresh =
       policy.checks(redirectsFollowed: machine.redirectsFollowed) && (policy.checksFirstRequests || hopLeftOrigin)
     CCurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, fresh ? 1 : 0)
+    let hop = machine.redirectsFollowed
+    if job.options.proxy != .direct, policy.checks(redirectsFollowed: hop) {
+      let host = Self.host(of: url)
+      if let literal = AddressResolver.literal(host) {
+        let attempt = ConnectionAttempt(
+          scheme: request.scheme ?? "",
+          host: host,
+          address: literal,
+          redirectsFollowed: hop,
+          origin: hop > 0 ? origin : nil
+        )
+        if !policy.allows(attempt) { throw policy.refusal(of: attempt) }
+      }
+    }
   }
 
   /// libcurl is about to open a socket to `address`: refused (`CURL_SOCKET_BAD`, and the refusal recorded for the
@@ -79,6 +97,8 @@ extension Transfer {
 
   /// The host of a URL, without brackets.
   private static func host(of url: String) -> String {
-    URL(string: url)?.host ?? ""
+    var host = URL(string: url)?.host ?? ""
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    return host
   }
 }

@@ -25,7 +25,7 @@ extension Transfer {
     CCurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
     CCurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
     CCurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-    configureConnectionPolicy(easy)
+    try configureConnectionPolicy(easy)
 
     // Set on every hop, 0 (libcurl's default) when absent: a pooled handle is reused without `curl_easy_reset`.
     let connectTimeout = options.timeouts.connect.map { Monotonic.milliseconds(Monotonic.nanoseconds($0)) } ?? 0

@@ -44,7 +44,8 @@ import Darwin
 ///   resolves the name again on its own: DNS rebinding between the two lookups cannot be excluded on this transport.
 ///
 /// With a proxy, the socket goes to the proxy: the address checked is the proxy's, and the proxy resolves the target's
-/// name. A policy cannot see where the proxy connects.
+/// name, so a policy cannot see where the proxy connects. `CurlTransport` checks a target given as an address literal
+/// (in any spelling) before the hop starts, so a redirect to `http://169.254.169.254/` is refused through a proxy too.
 public struct ConnectionPolicy: Sendable, CustomStringConvertible {
   /// The policy's name, quoted in the error when it refuses a connection.
   public let name: String
@@ -202,6 +203,20 @@ public struct ConnectionAttempt: Hashable, Sendable {
 
 /// Name resolution for the transports that cannot check the address they connect to (URLSession).
 package enum AddressResolver {
+  /// The address `host` spells, when it is an address literal in any spelling `inet_aton` reads (`2852039166`,
+  /// `0251.0376.0251.0376`, `0xA9FEA9FE`) or an IPv6 literal without brackets; `nil` for a name. Never asks DNS.
+  /// - Parameter host: A host, without brackets.
+  package static func literal(_ host: String) -> IPAddress? {
+    var hints = addrinfo()
+    hints.ai_family = AF_UNSPEC
+    hints.ai_flags = AI_NUMERICHOST
+    var list: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+    defer { freeaddrinfo(first) }
+    guard let socketAddress = first.pointee.ai_addr else { return nil }
+    return IPAddress(socketAddress: socketAddress, length: Int(first.pointee.ai_addrlen))
+  }
+
   /// Every address `host` resolves to (`getaddrinfo`, which reads the decimal, octal and hexadecimal IPv4 spellings
   /// as `inet_aton` does), or `nil` when it does not resolve. Blocks for the lookup.
   /// - Parameter host: A host name or address literal, without brackets.

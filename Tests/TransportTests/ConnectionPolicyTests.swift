@@ -122,6 +122,17 @@ struct ConnectionPolicyTests {
     #expect(addresses.first?.classification == .linkLocal)
   }
 
+  /// An address literal in any spelling, without a DNS lookup; a name is not one.
+  @Test func literalsInEverySpellingButNoNames() {
+    let metadata = IPAddress("169.254.169.254")
+    for spelling in ["169.254.169.254", "2852039166", "0251.0376.0251.0376", "0xA9FEA9FE"] {
+      #expect(AddressResolver.literal(spelling) == metadata, "\(spelling)")
+    }
+    #expect(AddressResolver.literal("::ffff:169.254.169.254")?.classification == .linkLocal)
+    #expect(AddressResolver.literal("localhost") == nil)
+    #expect(AddressResolver.literal("example.invalid") == nil)
+  }
+
   @Test func textualFormsOnlyAreParsed() {
     #expect(IPAddress("2852039166") == nil)
     #expect(IPAddress("[::1]") == nil)
