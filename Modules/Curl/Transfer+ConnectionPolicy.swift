@@ -28,23 +28,25 @@ extension Transfer {
     }
     CCurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
     let policy = job.options.connectionPolicy
-    let fresh =
-      policy.checks(redirectsFollowed: machine.redirectsFollowed) && (policy.checksFirstRequests || hopLeftOrigin)
+    let checked = policy.checks(redirectsFollowed: machine.redirectsFollowed)
+    let fresh = checked && (policy.checksFirstRequests || hopLeftOrigin)
     CCurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, fresh ? 1 : 0)
-    let hop = machine.redirectsFollowed
-    if job.options.proxy != .direct, policy.checks(redirectsFollowed: hop) {
-      let host = Self.host(of: url)
-      if let literal = AddressResolver.literal(host) {
-        let attempt = ConnectionAttempt(
-          scheme: request.scheme ?? "",
-          host: host,
-          address: literal,
-          redirectsFollowed: hop,
-          origin: hop > 0 ? origin : nil
-        )
-        if !policy.allows(attempt) { throw policy.refusal(of: attempt) }
-      }
+    if checked, job.options.proxy != .direct, let literal = AddressResolver.literal(Self.host(of: url)) {
+      let attempt = self.attempt(to: literal)
+      if !policy.allows(attempt) { throw policy.refusal(of: attempt) }
     }
+  }
+
+  /// The attempt to connect to `address` for the running hop.
+  private func attempt(to address: IPAddress) -> ConnectionAttempt {
+    let hop = machine.redirectsFollowed
+    return ConnectionAttempt(
+      scheme: request.scheme ?? "",
+      host: Self.host(of: url),
+      address: address,
+      redirectsFollowed: hop,
+      origin: hop > 0 ? origin : nil
+    )
   }
 
   /// libcurl is about to open a socket to `address`: refused (`CURL_SOCKET_BAD`, and the refusal recorded for the
@@ -55,21 +57,14 @@ extension Transfer {
     let type = address.pointee.socktype
     let proto = address.pointee.protocol
     let policy = job.options.connectionPolicy
-    let hop = machine.redirectsFollowed
-    if purpose == CURLSOCKTYPE_IPCXN, policy.checks(redirectsFollowed: hop),
+    if purpose == CURLSOCKTYPE_IPCXN, policy.checks(redirectsFollowed: machine.redirectsFollowed),
       let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr),
       let ip = IPAddress(
         socketAddress: UnsafeRawPointer(address) + offset,
         length: Int(address.pointee.addrlen)
       )
     {
-      let attempt = ConnectionAttempt(
-        scheme: request.scheme ?? "",
-        host: Self.host(of: url),
-        address: ip,
-        redirectsFollowed: hop,
-        origin: hop > 0 ? origin : nil
-      )
+      let attempt = self.attempt(to: ip)
       if !policy.allows(attempt) {
         machine.addressRefused(policy.refusal(of: attempt))
         return CURL_SOCKET_BAD
