@@ -679,9 +679,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:874, "Retries".
+/// README.md:881, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:875)
+  #sourceLocation(file:"README.md",line:882)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -697,9 +697,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:901, "HTTPS only, proxies and session configuration".
+/// README.md:908, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:902)
+  #sourceLocation(file:"README.md",line:909)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -716,9 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:944, "OpenAPI".
+/// README.md:951, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:948)
+  #sourceLocation(file:"README.md",line:955)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -738,8 +738,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:977, "Tracing".
-#sourceLocation(file:"README.md",line:981)
+// README.md:984, "Tracing".
+#sourceLocation(file:"README.md",line:988)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -747,8 +747,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1002, "Metrics".
-#sourceLocation(file:"README.md",line:1007)
+// README.md:1009, "Metrics".
+#sourceLocation(file:"README.md",line:1014)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -756,15 +756,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1022, "Graceful shutdown".
+/// README.md:1029, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1023)
+  #sourceLocation(file:"README.md",line:1030)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1030, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1036)
+// README.md:1037, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1043)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -777,9 +777,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1061, "Using single modules".
+/// README.md:1068, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1064)
+  #sourceLocation(file:"README.md",line:1071)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -788,9 +788,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1072, "Using single modules".
+/// README.md:1079, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1083)
+  #sourceLocation(file:"README.md",line:1090)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -810,9 +810,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1159, "Transports".
+/// README.md:1166, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1160)
+  #sourceLocation(file:"README.md",line:1167)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
