@@ -133,8 +133,8 @@ struct OfflineStoreTests {
     }
     transport.reset()
     transport.stub(.delete, "/api/boards/*", status: .noContent, delay: .milliseconds(20))
-    // Two networkings on the same store (as after a restart, or two parts of an app), four replays at once.
-    let other = makeOfflineNetworking(transport, store: OfflineRequestStore(directory: store.directory))
+    // Two networkings sharing the store (two parts of an app: one instance owns a directory), four replays at once.
+    let other = makeOfflineNetworking(transport, store: store)
     let replays = [networking.replay(), other.replay(), networking.replay(), other.replay()]
     var replayed = 0
     for replay in replays { replayed += try await replay.value.count }
@@ -183,6 +183,7 @@ struct OfflineStoreTests {
     _ = await outcome(first.request(Probe(request)))
     transport.reset()
     transport.stub(.post, "/api/boards", status: .created)
+    store.close()  // as the first process's exit would
     let second = makeOfflineNetworking(transport, store: OfflineRequestStore(directory: store.directory))
     let outcomes = try await second.replay().value
     #expect(outcomes.count == 1)
