@@ -80,7 +80,8 @@ public final class OfflineRequestStore: Sendable {
   // number and the file under the same key are decided together. The sections are short and never call out.
   private let state = Locked(State())
 
-  /// Opens (and creates on first write) a store in a directory.
+  /// Makes a store for a directory. Nothing is touched yet: the first operation creates the directory if needed and
+  /// takes ownership of it (see "One owner per directory" above).
   /// - Parameters:
   ///   - directory: Where the entries live; see ``defaultDirectory(name:)``.
   ///   - onProblem: Called, outside any lock, for every file set aside, by the ``load()`` or `save` that found it.

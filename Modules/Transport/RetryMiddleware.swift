@@ -56,7 +56,7 @@ public struct RetryMiddleware: Middleware {
   /// - Parameters:
   ///   - random: A fraction in `0...1` for each backoff.
   ///   - sleep: Waits the given duration; throws when the task is cancelled.
-  ///   - now: The current time, for `Retry-After` dates.
+  ///   - now: The current time, for `Retry-After` dates and the deadline that ``Timeouts/total`` sets.
   package init(
     random: @escaping @Sendable () -> Double,
     sleep: @escaping @Sendable (Duration) async throws -> Void,
