@@ -17,10 +17,12 @@ struct RetryTests {
     method: HTTPRequest.Method = .get,
     body: RequestBody? = nil,
     policy: RetryPolicy = RetryTests.policy,
+    total: Duration? = nil,
     retry: RetryMiddleware = RetryMiddleware()
   ) async throws -> Exchange {
     var options = TransferOptions()
     options.retry = policy
+    options.timeouts.total = total
     let transport = backend.transport.with(middleware: [retry])
     let (head, data, finalURL) = try await transport.data(
       for: HTTPRequest(method: method, url: url),
@@ -90,6 +92,28 @@ struct RetryTests {
     #expect(exchange.status == 503)
     #expect(exchange.head.headerFields[.retryAfter] == "3600")
     #expect(flakyCount(server) == 1)
+  }
+
+  @Test(arguments: Backend.allCases)
+  func aRetryAfterBeyondTheTotalTimeoutReturnsThe503AtOnce(_ backend: Backend) async throws {
+    // Issue 31: 503 + Retry-After: 25 under total = 2 s and the default policy took 3 sends and 50 s.
+    let server = try TestServer()
+    let clock = ContinuousClock()
+    let started = clock.now
+    let exchange = try await exchange(
+      backend,
+      server.url("/flaky?fail=10&retry-after=25"),
+      policy: .default,
+      total: .seconds(2)
+    )
+    let elapsed = clock.now - started
+    #expect(exchange.status == 503)
+    #expect(exchange.head.headerFields[.retryAfter] == "25")
+    #expect(exchange.text == "try again")
+    #expect(flakyCount(server) == 1)
+    // A generous bound that only proves the request did not wait for the Retry-After.
+    #expect(elapsed < .seconds(3), "took \(elapsed)")
+    #expect(try await self.exchange(backend, server.url("/status/200"), total: .seconds(2)).status == 200)
   }
 
   @Test(arguments: Backend.allCases)

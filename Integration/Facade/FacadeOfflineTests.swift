@@ -35,6 +35,7 @@ struct FacadeOfflineTests {
       // A request without the offline policy is not stored.
       _ = await rejection(networking.request(HttpbinProbe(.post(target, parameters: ["not": "stored"]))))
       #expect(try networking.offlineStore.all().count == 1)
+      networking.offlineStore.close()  // as the first run's exit would: one instance owns a directory at a time
     }
 
     // The server comes up on that port.
@@ -70,6 +71,7 @@ struct FacadeOfflineTests {
       offlineStore: OfflineRequestStore(directory: directory.url)
     )
     _ = await rejection(first.request(HttpbinProbe(.post(target, parameters: ["a": 1], storePolicy: .offline))))
+    first.offlineStore.close()  // one instance owns a directory at a time: as after a restart
     let second = Networking<HttpbinProbe>(
       transport: backend.kind,
       offlineStore: OfflineRequestStore(directory: directory.url)

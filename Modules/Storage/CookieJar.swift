@@ -8,8 +8,13 @@ public import HTTPTypes
 /// - Storing (RFC 6265 §5.2–5.3, stricter where RFC 6265bis is): `Max-Age` wins over `Expires`, and zero or less,
 ///   or an expiry in the past, deletes the stored cookie of that name, domain and path; an expiry lies at most 400
 ///   days ahead. A `Domain` (leading dot ignored) must domain-match the response host, else the cookie is refused;
-///   with no `Domain`, or from an IP-address host, the cookie is host-only. Without a public-suffix list, a `Domain`
-///   with no dot (`com`, `localhost`) counts as a public suffix: refused, or host-only from that very host. A missing
+///   with no `Domain`, or from an IP-address host, the cookie is host-only. A `Domain` that is a public suffix is
+///   refused (``CookieRejection/Reason/publicSuffix``), or made host-only when the host is that very suffix: a name
+///   with no dot (`com`, `localhost`) always, and on Linux every suffix of the Public Suffix List (`co.uk`,
+///   `github.io`, `herokuapp.com`, wildcard and exception rules included) as installed by the system's
+///   `publicsuffix` package at `/usr/share/publicsuffix/public_suffix_list.dat`, read once per process: the list
+///   stays as current as the system's package updates keep that file. Apple platforms ship no such file: there, and
+///   on a system without the package, only the dot-less rule applies. A missing
 ///   or relative `Path` becomes the default path (the request path's directory). A `Secure` cookie is only taken
 ///   from an `https` response, and an `http` response may not replace or shadow a stored `Secure` cookie.
 ///   `__Secure-` and `__Host-` names are checked. `HttpOnly` and `SameSite` are kept as attributes.

@@ -17,9 +17,13 @@ public struct CookieRejection: Hashable, Sendable, CustomStringConvertible {
 
     /// No `name=value` pair, an empty name, or a control character in the name or value.
     public static let malformed = Reason("malformed")
-    /// The `Domain` attribute does not domain-match the request host (another site, a bare top-level name, or any
-    /// other host than an IP address the response came from).
+    /// The `Domain` attribute does not domain-match the request host (another site, or any other host than an IP
+    /// address the response came from).
     public static let domainMismatch = Reason("domainMismatch")
+    /// The `Domain` attribute is a public suffix (`com`, `co.uk`, `github.io`, `herokuapp.com`) that the response host
+    /// lies under: such a cookie would reach every site registered below it (RFC 6265 §5.3 step 5). A host that is
+    /// itself the suffix may name it, and gets a host-only cookie. Which names are suffixes: see ``CookieJar``.
+    public static let publicSuffix = Reason("publicSuffix")
     /// A `Secure` cookie from a response that did not come over `https` (RFC 6265bis §5.7 step 8), or a cookie from
     /// such a response that would overwrite or shadow a stored `Secure` cookie of that name (step 16).
     public static let insecureOrigin = Reason("insecureOrigin")

@@ -24,6 +24,14 @@ enum CookieRules {
       && parts.allSatisfy { part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isASCIIDigit) }
   }
 
+  /// Whether a cookie domain is a public suffix (RFC 6265 §5.3 step 5): a name with no dot always (`com`,
+  /// `localhost`), others by the system's ``PublicSuffixList`` (`co.uk`, `github.io`); where the system has no list
+  /// (Apple platforms), only the dot-less ones.
+  static func isPublicSuffix(_ domain: String, list: PublicSuffixList? = PublicSuffixList.system) -> Bool {
+    guard domain.contains(".") else { return true }
+    return list?.isPublicSuffix(domain) ?? false
+  }
+
   /// RFC 6265 §5.1.3: the host is the domain, or ends with `.` + domain and is not an IP address.
   static func domainMatches(host: String, domain: String) -> Bool {
     if host == domain { return true }

@@ -10,12 +10,15 @@ import Darwin
 
 /// Crash-safe file operations: a file is either absent or complete, never torn.
 ///
-/// A write goes to a temporary file (`.tmp-<UUID>`) in the same directory, is flushed with `fsync`, renamed over
+/// A write goes to a temporary file (`.tmp-<process id>-<UUID>`) in the same directory, is flushed with `fsync`, renamed over
 /// the destination (atomic on POSIX file systems), and the directory is synced so the rename itself survives a
 /// power loss.
 enum DurableFile {
   /// The prefix of temporary files; leftovers of an interrupted write are deleted when the directory is loaded.
   static let temporaryPrefix = ".tmp-"
+
+  /// The prefix of the temporary files this process writes: `.tmp-<process id>-`.
+  static let processTemporaryPrefix = temporaryPrefix + "\(getpid())-"
 
   static func write(_ data: Data, to destination: URL) throws(StorageError) {
     let directory = destination.deletingLastPathComponent()
@@ -45,7 +48,7 @@ enum DurableFile {
   }
 
   private static func writeTemporary(_ data: Data, in directory: URL) throws(StorageError) -> URL {
-    let temporary = directory.appendingPathComponent(temporaryPrefix + UUID().uuidString)
+    let temporary = directory.appendingPathComponent(processTemporaryPrefix + UUID().uuidString)
     let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw failure("create", temporary, errno) }
     let writeErrno = writeAll(descriptor, data)
@@ -162,6 +165,11 @@ enum DurableFile {
     guard readErrno == 0 else { throw failure("read", file, readErrno) }
     data.removeSubrange(filled...)
     return (data, FileStamp(status))
+  }
+
+  /// Closes a file descriptor (for code where `close` names something else).
+  static func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
   }
 
   static func syncDirectory(_ directory: URL) throws(StorageError) {

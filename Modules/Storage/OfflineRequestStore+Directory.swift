@@ -8,7 +8,7 @@ extension OfflineRequestStore {
   /// `/` or a NUL byte, is refused rather than changed, so that no name points outside the stores' root or onto
   /// another name's store.
   /// - Parameter name: A name per networking, so that each keeps its own store.
-  /// - Returns: The directory URL (created on the first save).
+  /// - Returns: The directory URL (created by the first operation of the store that owns it).
   /// - Throws: ``StorageError`` with code ``StorageError/Code/invalidName`` for a name that is not one plain path
   ///   component.
   public static func defaultDirectory(name: String) throws(StorageError) -> URL {
@@ -31,7 +31,7 @@ extension OfflineRequestStore {
 
   /// The directory of the store named `"default"`: `<data directory>/malibu/offline/default` (see
   /// ``defaultDirectory(name:)``).
-  /// - Returns: The directory URL (created on the first save).
+  /// - Returns: The directory URL (created by the first operation of the store that owns it).
   public static func defaultDirectory() -> URL {
     storesRoot.appendingPathComponent("default", isDirectory: true)
   }

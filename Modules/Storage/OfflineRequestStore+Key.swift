@@ -51,7 +51,7 @@ extension OfflineRequestStore {
         )
       )
     }
-    defer { close(descriptor) }
+    defer { DurableFile.closeDescriptor(descriptor) }  // `close` alone is the store's own method here
     var status = stat()
     guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
       status.st_mode & 0o077 == 0, status.st_size == Self.keyLength

@@ -31,7 +31,20 @@ public import Foundation
 /// }
 /// ```
 ///
-/// One process at a time owns a directory; inside it the store is safe to use from any thread.
+/// ## One owner per directory
+///
+/// One instance owns a directory at a time, and this is enforced: the first operation (``save(_:url:)``,
+/// ``load()``, ``all()``, ``remove(_:)``, ``removeAll()``) creates the directory if needed and takes an exclusive
+/// `flock` on its `.lock` file, which the instance holds until ``close()`` or its deinitialisation. Another owner —
+/// another process, or a second instance in the same process (the lock belongs to the open file, not the process) —
+/// gets ``StorageError/Code/directoryInUse`` from its first operation, at once and without waiting, and nothing of
+/// the owner's is touched. Two workers of one app that both use ``defaultDirectory()`` therefore collide: the second
+/// one's first save or replay fails with that error; give each worker its own ``defaultDirectory(name:)``. The kernel
+/// drops the lock when the owning process dies, so a crash never leaves a directory locked. Inside its process the
+/// owning instance is safe to use from any thread.
+///
+/// Clean-up of interrupted writes (`.tmp-*` files) removes only files this process named or that were last written
+/// before the instance took the lock, so it can never delete a temporary file another writer is still writing.
 public final class OfflineRequestStore: Sendable {
   /// A loaded entry and the stamp of the file it was read from.
   struct Indexed: Sendable {
@@ -41,6 +54,8 @@ public final class OfflineRequestStore: Sendable {
 
   private struct State: Sendable {
     var key: [UInt8]?
+    /// The lock that makes this instance the directory's owner; `nil` until the first operation and after `close()`.
+    var owner: DirectoryLock?
     /// The entries as of the last scan or write, by file name.
     var index: [String: Indexed] = [:] {
       didSet { order = nil }
@@ -65,13 +80,30 @@ public final class OfflineRequestStore: Sendable {
   // number and the file under the same key are decided together. The sections are short and never call out.
   private let state = Locked(State())
 
-  /// Opens (and creates on first write) a store in a directory.
+  /// Makes a store for a directory. Nothing is touched yet: the first operation creates the directory if needed and
+  /// takes ownership of it (see "One owner per directory" above).
   /// - Parameters:
   ///   - directory: Where the entries live; see ``defaultDirectory(name:)``.
   ///   - onProblem: Called, outside any lock, for every file set aside, by the ``load()`` or `save` that found it.
   public init(directory: URL, onProblem: (@Sendable (OfflineStoreProblem) -> Void)? = nil) {
     self.directory = directory
     self.onProblem = onProblem
+  }
+
+  deinit {
+    state.withLock { state in state.owner?.release() }
+  }
+
+  /// Gives up ownership of the directory, so that another instance or process can open it. The next operation on
+  /// this instance takes it back (and fails with ``StorageError/Code/directoryInUse`` if someone else owns it by
+  /// then). Deinitialising the store does the same.
+  public func close() {
+    state.withLock { state in
+      state.owner?.release()
+      state.owner = nil
+      // Whoever owns the directory next may change it: look at it afresh when ownership comes back.
+      state.scanned = false
+    }
   }
 
   /// The folder files that are not trusted entries are moved into.
@@ -108,7 +140,7 @@ public final class OfflineRequestStore: Sendable {
         state.unreported += state.found
         state.found = []
       }
-      try DurableFile.createDirectory(directory)
+      try claim(&state)
       if !state.scanned { try scan(&state) }
       let name = request.fileName
       let file = directory.appendingPathComponent(name)
@@ -150,6 +182,7 @@ public final class OfflineRequestStore: Sendable {
   public func load() throws(StorageError) -> OfflineStoreContents {
     let (contents, fresh) = try locked { state throws(StorageError) -> (OfflineStoreContents, [OfflineStoreProblem]) in
       defer { state.found = [] }
+      try claim(&state)
       try scan(&state)
       let fresh = state.found
       let problems = state.unreported + fresh
@@ -166,6 +199,7 @@ public final class OfflineRequestStore: Sendable {
   /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when the file cannot be removed.
   public func remove(_ request: StoredRequest) throws(StorageError) {
     try locked { state throws(StorageError) in
+      try claim(&state)
       state.index[request.fileName] = nil
       try DurableFile.remove(directory.appendingPathComponent(request.fileName))
     }
@@ -175,8 +209,9 @@ public final class OfflineRequestStore: Sendable {
   /// - Throws: ``StorageError`` with code ``StorageError/Code/ioFailed`` when a file cannot be removed.
   public func removeAll() throws(StorageError) {
     try locked { state throws(StorageError) in
+      let owner = try claim(&state)
       state.index = [:]
-      for name in try entryNames() where name.hasSuffix(".json") || name.hasPrefix(DurableFile.temporaryPrefix) {
+      for name in try entryNames() where name.hasSuffix(".json") || isStaleTemporary(name, owner: owner) {
         try DurableFile.remove(directory.appendingPathComponent(name))
       }
     }
@@ -188,7 +223,7 @@ public final class OfflineRequestStore: Sendable {
   /// The bytes of an entry file for `entry` as this store would write it (with its authentication code).
   func entryFile(for entry: StoredRequest) throws(StorageError) -> Data {
     try locked { state throws(StorageError) -> Data in
-      try DurableFile.createDirectory(directory)
+      try claim(&state)
       return try entry.entryFile(key: try key(&state))
     }
   }
@@ -210,6 +245,25 @@ public final class OfflineRequestStore: Sendable {
     }
   }
 
+  /// Makes this instance the directory's owner if it is not yet (creating the directory); must run inside the lock.
+  @discardableResult
+  private func claim(_ state: inout State) throws(StorageError) -> DirectoryLock {
+    if let owner = state.owner { return owner }
+    try DurableFile.createDirectory(directory)
+    let owner = try DirectoryLock.acquire(in: directory)
+    state.owner = owner
+    return owner
+  }
+
+  /// Whether `name` is a temporary file no live writer can still be writing: one this process named, or one last
+  /// written before this instance took the directory's lock.
+  private func isStaleTemporary(_ name: String, owner: DirectoryLock) -> Bool {
+    guard name.hasPrefix(DurableFile.temporaryPrefix) else { return false }
+    if name.hasPrefix(DurableFile.processTemporaryPrefix) { return true }
+    guard let stamp = DurableFile.stamp(atPath: directory.path + "/" + name) else { return false }
+    return owner.predates(stamp)
+  }
+
   private func entryNames() throws(StorageError) -> [String] {
     try DurableFile.names(in: directory) ?? []
   }
@@ -226,13 +280,14 @@ public final class OfflineRequestStore: Sendable {
   /// Brings the index up to date with the directory, reading only files whose stamp changed, and sets aside every
   /// bad file; must run inside the lock.
   private func scan(_ state: inout State) throws(StorageError) {
+    let owner = try claim(&state)
     let directoryPath = directory.path + "/"
     var present = Set<String>()
     var read = Set<String>()
     for name in try entryNames() {
       if name.hasPrefix(DurableFile.temporaryPrefix) {
-        // An interrupted write: never acknowledged, never an entry.
-        try? DurableFile.remove(directory.appendingPathComponent(name))
+        // An interrupted write: never acknowledged, never an entry. Removed only when no live writer can own it.
+        if isStaleTemporary(name, owner: owner) { try? DurableFile.remove(directory.appendingPathComponent(name)) }
         continue
       }
       guard name.hasSuffix(".json") else { continue }

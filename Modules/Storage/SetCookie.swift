@@ -82,14 +82,18 @@ enum SetCookie {
       sameSite: attributes.sameSite,
       created: now
     )
-    // A single label (`com`, `localhost`) stands in for a public suffix: without a suffix list, a domain with no dot
-    // is one only its own host may set, and then as host-only (RFC 6265 §5.3 step 5); so is an IP address.
-    if let domain = attributes.domain, domain != host || (domain.contains(".") && !CookieRules.isIPAddress(host)) {
-      guard !CookieRules.isIPAddress(host), domain.contains("."),
-        CookieRules.domainMatches(host: host, domain: domain)
-      else { return .rejected(CookieRejection(name: name, reason: .domainMismatch)) }
-      cookie.domain = domain
-      cookie.isHostOnly = false
+    // A public suffix (`com`, `co.uk`, `github.io`; see CookieRules.isPublicSuffix) is a domain only its own host may
+    // set, and then as host-only (RFC 6265 §5.3 step 5); so is an IP address.
+    if let domain = attributes.domain {
+      let isPublicSuffix = CookieRules.isPublicSuffix(domain)
+      if domain != host || !(isPublicSuffix || CookieRules.isIPAddress(host)) {
+        guard !CookieRules.isIPAddress(host), CookieRules.domainMatches(host: host, domain: domain) else {
+          return .rejected(CookieRejection(name: name, reason: .domainMismatch))
+        }
+        guard !isPublicSuffix else { return .rejected(CookieRejection(name: name, reason: .publicSuffix)) }
+        cookie.domain = domain
+        cookie.isHostOnly = false
+      }
     }
     if cookie.isSecure, !CookieRules.isSecureScheme(url) {
       return .rejected(CookieRejection(name: name, reason: .insecureOrigin))

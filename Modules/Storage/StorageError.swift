@@ -37,6 +37,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// A name that would lead outside its directory: empty where a name is needed, absolute, `.` or `..`, a path
     /// separator or a NUL byte where one component is expected, or a symbolic link that leaves the directory.
     public static let invalidName = Code("invalidName")
+    /// The offline store's directory is owned by another ``OfflineRequestStore`` instance, in this process or another
+    /// (it holds the directory's `.lock`); this instance was refused at once and changed nothing. Give each worker its
+    /// own directory, or close the other instance first.
+    public static let directoryInUse = Code("directoryInUse")
 
     /// The code's name, as spelled in Swift.
     public var description: String { name }

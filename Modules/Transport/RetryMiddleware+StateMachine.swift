@@ -6,6 +6,10 @@ extension RetryMiddleware {
   ///
   /// Pure and synchronous: the middleware feeds it each attempt's outcome, with the time and a source of random
   /// fractions, and performs the action it returns.
+  ///
+  /// It also keeps the request's deadline: ``Timeouts/total``, counted once from the first attempt, bounds every
+  /// attempt and every wait together. Before each attempt ``attempt(now:)`` gives it only what remains; a wait (a
+  /// `Retry-After` or a backoff) that would reach the deadline is not taken, and the last answer is delivered at once.
   package struct StateMachine: Sendable {
     /// How an attempt ended.
     package enum Outcome: Sendable {
@@ -23,14 +27,39 @@ extension RetryMiddleware {
       case retry(after: Duration)
     }
 
+    /// What to do when an attempt is about to start.
+    package enum Attempt: Hashable, Sendable {
+      /// Send it, with this total timeout (`nil`: none).
+      case send(total: Duration?)
+      /// The deadline has passed (the wait overran it): send nothing more; the last answer is the caller's.
+      case expired
+    }
+
     private let policy: RetryPolicy
+    /// When the whole request must be over: the first attempt's start plus ``Timeouts/total``; `nil` without one.
+    package let deadline: Date?
     /// How many times the request was sent so far.
     package private(set) var attempts = 1
 
-    /// The state of a request sent once, under `policy` (its method and body already found retryable).
-    /// - Parameter policy: The request's policy.
-    package init(policy: RetryPolicy) {
+    /// The state of a request about to be sent for the first time, under `policy` (its method and body already found
+    /// retryable).
+    /// - Parameters:
+    ///   - policy: The request's policy.
+    ///   - total: The request's ``Timeouts/total``, which bounds all its attempts and waits; `nil` for none.
+    ///   - now: The time of the first attempt.
+    package init(policy: RetryPolicy, total: Duration? = nil, now: Date = Date()) {
       self.policy = policy
+      self.deadline = total.map { now.addingTimeInterval($0.secondsValue) }
+    }
+
+    /// The total timeout of the attempt starting now: what remains until the deadline.
+    /// - Parameter now: The current time.
+    /// - Returns: Send with what remains, or ``Attempt/expired`` when nothing does.
+    package func attempt(now: Date) -> Attempt {
+      guard let deadline else { return .send(total: nil) }
+      let remaining = deadline.timeIntervalSince(now)
+      guard remaining > 0 else { return .expired }
+      return .send(total: .seconds(remaining))
     }
 
     /// The action after the latest attempt; a retry counts the next attempt.
@@ -54,6 +83,8 @@ extension RetryMiddleware {
         guard let error = error as? TransportError, policy.errorCodes.contains(error.code) else { return .deliver }
         wait = policy.backoff(beforeRetry: attempts, fraction: random())
       }
+      // A wait that reaches the deadline would leave the next attempt no time: the answer in hand is the last.
+      if let deadline, wait.secondsValue >= deadline.timeIntervalSince(now) { return .deliver }
       attempts += 1
       return .retry(after: wait)
     }

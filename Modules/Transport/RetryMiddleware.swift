@@ -16,6 +16,11 @@ public import HTTPTypes
 ///   (`RequestBody.isRepeatable` false, a stream) is sent once, and its first response or error returned.
 /// - **Connections.** A response that is retried is not returned, so its body is let go before the wait (read to
 ///   the end when small and of known length, cancelled otherwise): it does not hold a connection.
+/// - **Deadline.** ``Timeouts/total`` bounds the whole request, every attempt and every wait included, counted
+///   once from the first attempt: each attempt gets only what remains as its total timeout, and a `Retry-After` or
+///   backoff that would reach the deadline is not waited for: the response (or error) in hand is returned at once,
+///   as it is. Should a wait end past the deadline anyway, no attempt is started: the last error is thrown, or,
+///   after a response, ``TransportError/Code/totalTimeout``.
 /// - **Cancellation.** Cancelling the task during a wait ends the request at once with
 ///   ``TransportError/Code/cancelled``; nothing more is sent.
 /// - **Counting.** Each extra send is counted in `TransferAttempts.current`, so a logging middleware above reports
@@ -51,7 +56,7 @@ public struct RetryMiddleware: Middleware {
   /// - Parameters:
   ///   - random: A fraction in `0...1` for each backoff.
   ///   - sleep: Waits the given duration; throws when the task is cancelled.
-  ///   - now: The current time, for `Retry-After` dates.
+  ///   - now: The current time, for `Retry-After` dates and the deadline that ``Timeouts/total`` sets.
   package init(
     random: @escaping @Sendable () -> Double,
     sleep: @escaping @Sendable (Duration) async throws -> Void,
@@ -96,23 +101,37 @@ public struct RetryMiddleware: Middleware {
     policy: RetryPolicy,
     next: Next
   ) async throws -> TransportResponse {
-    var state = StateMachine(policy: policy)
+    var state = StateMachine(policy: policy, total: options.timeouts.total, now: now())
+    var attemptOptions = options
     while true {
       let wait: Duration
+      let lastError: (any Error)?
+      let lastStatus: HTTPResponse.Status?
       do {
-        let response = try await next(request, body, options)
+        let response = try await next(request, body, attemptOptions)
         guard case .retry(let delay) = state.next(after: .response(response.head), now: now(), random: random) else {
           return response
         }
         await response.body.discard()
-        wait = delay
+        (wait, lastError, lastStatus) = (delay, nil, response.head.status)
       } catch {
         guard case .retry(let delay) = state.next(after: .failure(error), now: now(), random: random) else {
           throw error
         }
-        wait = delay
+        (wait, lastError, lastStatus) = (delay, error, nil)
       }
       try await pause(wait)
+      switch state.attempt(now: now()) {
+      case .send(let total):
+        attemptOptions.timeouts.total = total
+      case .expired:
+        // The wait overran the deadline (a late wake-up): no attempt starts with no time left.
+        if let lastError { throw lastError }
+        throw TransportError(
+          code: .totalTimeout,
+          message: "the total timeout ran out while waiting to retry after a \(lastStatus?.code ?? 0) response"
+        )
+      }
       TransferAttempts.current?.recordResend()
     }
   }

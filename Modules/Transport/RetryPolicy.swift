@@ -30,6 +30,9 @@ public import HTTPTypes
 ///   A value that is neither form is ignored. Without one, the wait is exponential backoff with full jitter: before
 ///   retry *n* (1 for the first), a uniformly random duration between zero and
 ///   `min(maxDelay, baseDelay × 2^(n-1))`.
+/// - **Deadline.** When the request has a ``Timeouts/total``, it bounds all attempts and waits together, from the
+///   first attempt: a wait (`Retry-After` or backoff) at least as long as what remains is not taken, and the last
+///   response or error is returned at once; each attempt's own total timeout is what remains.
 ///
 /// Cancelling the task during a wait ends the request at once with ``TransportError/Code/cancelled``.
 public struct RetryPolicy: Hashable, Sendable {

@@ -89,7 +89,9 @@ public struct Timeouts: Hashable, Sendable {
   public var connect: Duration?
   /// The longest time without a byte moving in either direction, once connected.
   public var idle: Duration?
-  /// The longest time for the whole transfer, redirects included.
+  /// The longest time for the whole transfer, redirects included. With a ``RetryPolicy``, the whole request:
+  /// every attempt and every wait between them, counted from the first attempt (a `Retry-After` longer than what
+  /// remains returns the last response at once; see ``RetryMiddleware``).
   public var total: Duration?
 
   /// Creates timeouts.

@@ -133,8 +133,8 @@ struct OfflineStoreTests {
     }
     transport.reset()
     transport.stub(.delete, "/api/boards/*", status: .noContent, delay: .milliseconds(20))
-    // Two networkings on the same store (as after a restart, or two parts of an app), four replays at once.
-    let other = makeOfflineNetworking(transport, store: OfflineRequestStore(directory: store.directory))
+    // Two networkings sharing the store (two parts of an app: one instance owns a directory), four replays at once.
+    let other = makeOfflineNetworking(transport, store: store)
     let replays = [networking.replay(), other.replay(), networking.replay(), other.replay()]
     var replayed = 0
     for replay in replays { replayed += try await replay.value.count }
@@ -183,6 +183,7 @@ struct OfflineStoreTests {
     _ = await outcome(first.request(Probe(request)))
     transport.reset()
     transport.stub(.post, "/api/boards", status: .created)
+    store.close()  // as the first process's exit would
     let second = makeOfflineNetworking(transport, store: OfflineRequestStore(directory: store.directory))
     let outcomes = try await second.replay().value
     #expect(outcomes.count == 1)
@@ -240,6 +241,41 @@ struct OfflineStoreTests {
     // Bytes without the store's authentication header: not written by the store, so untrusted.
     #expect(errors.errors.value.contains { $0.contains("untrustedEntry") && $0.contains(entries[0].fileName) })
     #expect(try networking.offlineStore.all().isEmpty)
+  }
+
+  @Test func aSecondWorkerOnTheSameDirectoryIsRefusedAndBothKeepWorking() async throws {
+    // Two workers of one app on one directory (as on the default one): the first owns it.
+    let transport = makeTransport()
+    transport.stub(.delete, "/api/boards/*", error: refused)
+    let store = makeOfflineStore()
+    let first = makeOfflineNetworking(transport, store: store)
+    _ = await outcome(first.request(Probe(.delete("boards/1", storePolicy: .offline))))
+    #expect(try store.all().count == 1)
+
+    let second = makeOfflineNetworking(transport, store: OfflineRequestStore(directory: store.directory))
+    let errors = RecordingErrorLogger()
+    let logger = NetworkLogger(level: .error)
+    logger.errorLogger = errors
+    second.logger = logger
+    // The caller still gets the transfer's own error; the refused save is logged with its clear code.
+    let error = await networkError(second.request(Probe(.delete("boards/2", storePolicy: .offline))))
+    #expect((error?.underlyingError as? TransportError)?.code == .connectionRefused)
+    #expect(errors.errors.value.contains { $0.contains("directoryInUse") }, "\(errors.errors.value)")
+    let replay = await outcome(second.replay())
+    guard case .failure(let replayError) = replay else {
+      Issue.record("the second worker's replay ran: \(replay)")
+      return
+    }
+    #expect("\(replayError)".contains("directoryInUse"))
+
+    // The second networking serves a normal request; the first still owns and replays its entry, and only it.
+    transport.reset()
+    transport.stub(.get, "/api/boards", status: .ok)
+    transport.stub(.delete, "/api/boards/*", status: .noContent)
+    #expect(try await second.request(Probe(.get("boards"))).value.statusCode == 200)
+    #expect(try await first.replay().value.count == 1)
+    #expect(transport.recordedPaths == ["/api/boards", "/api/boards/1"])
+    #expect(try store.all().isEmpty)
   }
 
   /// An entry file the app never saved, as an attacker would write it: no authentication header, or a made-up one.

@@ -523,9 +523,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:662, "Offline storage and replay".
+/// README.md:664, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:663)
+  #sourceLocation(file:"README.md",line:665)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -539,9 +539,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:688, "HTTP cache".
+/// README.md:690, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:689)
+  #sourceLocation(file:"README.md",line:691)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -551,9 +551,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:709, "ETags".
+/// README.md:711, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:710)
+  #sourceLocation(file:"README.md",line:712)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -566,9 +566,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:735, "Cookies".
+/// README.md:738, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:736)
+  #sourceLocation(file:"README.md",line:739)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -581,9 +581,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:748, "Cancellation".
+/// README.md:751, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:749)
+  #sourceLocation(file:"README.md",line:752)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -597,9 +597,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:771, "Downloads".
+/// README.md:774, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:772)
+  #sourceLocation(file:"README.md",line:775)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -607,18 +607,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:786, "Downloads".
+/// README.md:789, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:787)
+  #sourceLocation(file:"README.md",line:790)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:797, "Streaming".
+/// README.md:800, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:798)
+  #sourceLocation(file:"README.md",line:801)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -629,9 +629,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:815, "The Malibu namespace".
+/// README.md:818, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:816)
+  #sourceLocation(file:"README.md",line:819)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -649,9 +649,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:837, "Gzip".
+/// README.md:840, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:838)
+  #sourceLocation(file:"README.md",line:841)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -663,9 +663,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:849, "Transfer options".
+/// README.md:852, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:850)
+  #sourceLocation(file:"README.md",line:853)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -679,9 +679,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:881, "Retries".
+/// README.md:884, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:882)
+  #sourceLocation(file:"README.md",line:885)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -697,9 +697,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:908, "HTTPS only, proxies and session configuration".
+/// README.md:914, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:909)
+  #sourceLocation(file:"README.md",line:915)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -716,9 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:951, "OpenAPI".
+/// README.md:957, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:955)
+  #sourceLocation(file:"README.md",line:961)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -738,8 +738,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:984, "Tracing".
-#sourceLocation(file:"README.md",line:988)
+// README.md:990, "Tracing".
+#sourceLocation(file:"README.md",line:994)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -747,8 +747,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1009, "Metrics".
-#sourceLocation(file:"README.md",line:1014)
+// README.md:1015, "Metrics".
+#sourceLocation(file:"README.md",line:1020)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -756,15 +756,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1029, "Graceful shutdown".
+/// README.md:1035, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1030)
+  #sourceLocation(file:"README.md",line:1036)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1037, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1043)
+// README.md:1043, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1049)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -777,9 +777,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1068, "Using single modules".
+/// README.md:1074, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1071)
+  #sourceLocation(file:"README.md",line:1077)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -788,9 +788,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1079, "Using single modules".
+/// README.md:1085, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1090)
+  #sourceLocation(file:"README.md",line:1096)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -810,9 +810,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1166, "Transports".
+/// README.md:1172, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1167)
+  #sourceLocation(file:"README.md",line:1173)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

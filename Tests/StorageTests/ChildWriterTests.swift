@@ -96,7 +96,7 @@ import Darwin
     }
   }
 
-  private static func testExecutable() throws -> URL {
+  static func testExecutable() throws -> URL {
     #if os(Linux)
     let path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     return URL(fileURLWithPath: path)
@@ -105,8 +105,8 @@ import Darwin
     #endif
   }
 
-  /// The parent's own arguments with any filters replaced by one that selects only the writer.
-  private static func childArguments() -> [String] {
+  /// The parent's own arguments with any filters replaced by one that selects only `test` (the writer by default).
+  static func childArguments(selecting test: String = "ChildWriterTests/childWriter") -> [String] {
     var arguments: [String] = []
     var iterator = CommandLine.arguments.dropFirst().makeIterator()
     while let argument = iterator.next() {
@@ -118,6 +118,6 @@ import Darwin
       }
       arguments.append(argument)
     }
-    return arguments + ["--filter", "ChildWriterTests/childWriter"]
+    return arguments + ["--filter", test]
   }
 }

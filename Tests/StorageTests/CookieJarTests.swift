@@ -48,7 +48,7 @@ import Testing
     ParseCase(line: "id=1; Domain=evil.example", url: "http://127.0.0.1:8080/", rejected: .domainMismatch),
     ParseCase(line: "id=1; Domain=www.example.com", url: "http://example.com/", rejected: .domainMismatch),
     ParseCase(line: "id=1; Domain=ample.com", url: "http://example.com/", rejected: .domainMismatch),
-    ParseCase(line: "id=1; Domain=com", url: "http://example.com/", rejected: .domainMismatch),
+    ParseCase(line: "id=1; Domain=com", url: "http://example.com/", rejected: .publicSuffix),
     ParseCase(line: "id=1; Domain=0.0.1", url: "http://127.0.0.1/", rejected: .domainMismatch),
     ParseCase(line: "id=1; Domain=127.0.0.1", url: "http://127.0.0.1/", domain: "127.0.0.1", hostOnly: true),
     ParseCase(line: "id=1; Domain=localhost", url: "http://localhost/", domain: "localhost", hostOnly: true),

@@ -49,6 +49,7 @@ import Testing
       Request(method: .post, resource: "form", contentType: .formURLEncoded, task: .uploadMultipart),
     ]
     for request in requests { try store.save(request) }
+    store.close()
     let loaded = try OfflineRequestStore(directory: store.directory).all()
     #expect(loaded.map(\.request) == requests)
   }
@@ -96,7 +97,12 @@ import Testing
       at: directory.appendingPathComponent(moved.fileName),
       to: directory.appendingPathComponent("renamed.json")
     )
+    // Left by a write interrupted before this store took the directory: cleaned up.
     try Data("half".utf8).write(to: directory.appendingPathComponent(".tmp-interrupted"))
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-60)],
+      ofItemAtPath: directory.appendingPathComponent(".tmp-interrupted").path
+    )
 
     let contents = try store.load()
     #expect(contents.requests.map(\.key) == [kept.key])
@@ -109,7 +115,7 @@ import Testing
       #expect(!problem.reason.isEmpty)
     }
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-    #expect(Set(names) == [kept.fileName, "corrupt", ".key"])
+    #expect(Set(names) == [kept.fileName, "corrupt", ".key", ".lock"])
     #expect(try store.all().map(\.key) == [kept.key])
   }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing Malibu needs, and only what is missing. Safe to run again.
-#   Debian packages: the C libraries the system-library targets link (zlib, libcurl).
+#   Debian packages: the C libraries the system-library targets link (zlib, libcurl), and the Public Suffix List
+#   that MalibuStorage's cookie jar reads at run time (publicsuffix: /usr/share/publicsuffix/public_suffix_list.dat).
 set -euo pipefail
 
-apt_packages=(zlib1g-dev libcurl4-openssl-dev pkg-config)
+apt_packages=(zlib1g-dev libcurl4-openssl-dev pkg-config publicsuffix)
 
 missing=()
 for package in "${apt_packages[@]}"; do
