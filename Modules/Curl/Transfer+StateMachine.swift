@@ -45,6 +45,9 @@ extension Transfer {
       var receivePaused = false
       /// Whether sending is paused: a streamed request body has no bytes yet.
       var sendPaused = false
+      /// How many times libcurl began sending the hop's request: more than once when it sends it again on a new
+      /// connection because the kept-alive one it reused died before a byte of the response.
+      var sends = 0
 
       init(start: UInt64) {
         self.start = start
@@ -162,6 +165,14 @@ extension Transfer {
       case pause(Pause)
       /// Refuse them: the transfer fails.
       case refuse
+    }
+
+    /// Whether libcurl may send the hop's request now (its pre-request callback).
+    enum SendDecision: Equatable {
+      /// Send it.
+      case proceed
+      /// Refuse: the request was sent once on a connection that died, and its method is not idempotent.
+      case abort
     }
 
     /// Which deadline passed.
@@ -379,6 +390,25 @@ extension Transfer {
       case .idle, .starting, .failing, .finished:
         break
       }
+    }
+
+    // MARK: Request
+
+    /// libcurl is about to send the hop's request on a connection (its pre-request callback), for the first time or
+    /// again: libcurl sends a request again on a new connection when the kept-alive one it reused died before a byte of
+    /// the response arrived. That is safe only for an idempotent method (RFC 9110 §9.2.2); any other request may
+    /// have reached the server, so the hop fails with `connectionReset` rather than send it twice. Whether to send
+    /// it again is then the caller's retry policy's choice.
+    mutating func sendingRequest(method: HTTPRequest.Method) -> SendDecision {
+      guard
+        let sends = changeHop({ hop -> Int in
+          hop.sends += 1
+          return hop.sends
+        })
+      else { return .proceed }
+      guard sends > 1, !RetryPolicy.idempotentMethods.contains(method) else { return .proceed }
+      refuse(TransportError.connectionClosedAfterSending(method: method.rawValue))
+      return .abort
     }
 
     // MARK: Request body

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MalibuTransport
 
 extension Exchange {
@@ -289,10 +290,15 @@ extension Exchange {
     }
 
     /// URLSession's connection died before the response and it wants the request body again, which it cannot
-    /// rewind: the request is sent again on a new task, if nothing arrived yet.
-    mutating func connectionLostBeforeResponse() -> Action {
+    /// rewind: a request with an idempotent `method` is sent again on a new task, if nothing arrived yet. Any other
+    /// request may have reached the server: it fails with `connectionReset` at once, and whether it is sent again is
+    /// the retry policy's choice (RFC 9110 §9.2.2).
+    mutating func connectionLostBeforeResponse(method: HTTPRequest.Method) -> Action {
       switch state {
       case .waitingForHead:
+        guard RetryPolicy.idempotentMethods.contains(method) else {
+          return fail(TransportError.connectionClosedAfterSending(method: method.rawValue))
+        }
         state = .resent
         return .resend
       case .created, .receiving, .paused, .discarding:

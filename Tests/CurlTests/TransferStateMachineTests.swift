@@ -500,12 +500,62 @@ import Testing
     #expect(Self.isFinished(machine))
   }
 
+  // MARK: Sent once
+
+  /// libcurl sends a request again on a new connection when the reused one died before the response: a method that
+  /// is not idempotent is refused the second send (the hop fails with `connectionReset`, saying the request may
+  /// have reached the server); an idempotent one is sent again.
+  @Test(arguments: [
+    (HTTPRequest.Method.post, false), (.patch, false), (.connect, false), (HTTPRequest.Method("PURGE")!, false),
+    (.get, true), (.head, true), (.put, true), (.delete, true), (.options, true), (.trace, true),
+  ])
+  func aRequestIsSentAgainOnlyWhenIdempotent(method: HTTPRequest.Method, sentAgain: Bool) {
+    var machine = Machine(totalDeadline: nil, idleTimeout: nil)
+    machine.run()
+    #expect(machine.sendingRequest(method: method) == .proceed)
+    #expect(machine.sendingRequest(method: method) == (sentAgain ? .proceed : .abort))
+    let ending = Self.describe(machine.hopEnded(libcurlError: TransportError(code: .other, message: "aborted")))
+    if sentAgain {
+      #expect(ending == "finish fail with other: aborted")
+    } else {
+      #expect(ending.hasPrefix("finish fail with connectionReset: the connection closed before any response"))
+      #expect(ending.contains("this \(method.rawValue) request; the request may have reached the server"))
+    }
+  }
+
+  @Test func eachHopMaySendItsRequestOnce() {
+    var machine = Machine(totalDeadline: nil, idleTimeout: nil)
+    machine.run()
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+    #expect(Self.hop(machine)?.sends == 1)
+    machine.redirect(to: redirect)
+    #expect(machine.hopEnded(libcurlError: nil).isFollowRedirect)
+    // The next hop, on the same handle: its first send is its own.
+    machine.run()
+    #expect(Self.hop(machine)?.sends == 0)
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+  }
+
+  @Test(arguments: [Stage.idle, .starting, .betweenHops, .finished])
+  func aSendOutsideAHopIsLeftToLibcurl(stage: Stage) {
+    var machine = stage.machine()
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+  }
+
   @Test func flushIsPassedOnOnlyWhileAChannelHoldsTheBody() {
     for stage in Stage.allCases {
       var machine = stage.machine()
       let expected = [.streaming, .streamingPaused, .failingWhileStreaming].contains(stage)
       #expect(machine.flush() == expected, "\(stage)")
     }
+  }
+}
+
+extension Transfer.StateMachine.Action {
+  fileprivate var isFollowRedirect: Bool {
+    if case .followRedirect = self { return true }
+    return false
   }
 }
 

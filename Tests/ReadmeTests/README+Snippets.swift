@@ -697,9 +697,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:901, "HTTPS only, proxies and session configuration".
+/// README.md:907, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:902)
+  #sourceLocation(file:"README.md",line:908)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -716,9 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:944, "OpenAPI".
+/// README.md:950, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:948)
+  #sourceLocation(file:"README.md",line:954)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -738,8 +738,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:977, "Tracing".
-#sourceLocation(file:"README.md",line:981)
+// README.md:983, "Tracing".
+#sourceLocation(file:"README.md",line:987)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -747,8 +747,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1002, "Metrics".
-#sourceLocation(file:"README.md",line:1007)
+// README.md:1008, "Metrics".
+#sourceLocation(file:"README.md",line:1013)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -756,15 +756,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1022, "Graceful shutdown".
+/// README.md:1028, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1023)
+  #sourceLocation(file:"README.md",line:1029)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1030, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1036)
+// README.md:1036, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1042)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -777,9 +777,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1061, "Using single modules".
+/// README.md:1067, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1064)
+  #sourceLocation(file:"README.md",line:1070)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -788,9 +788,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1072, "Using single modules".
+/// README.md:1078, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1083)
+  #sourceLocation(file:"README.md",line:1089)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -810,9 +810,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1159, "Transports".
+/// README.md:1165, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1160)
+  #sourceLocation(file:"README.md",line:1166)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MalibuTransport
 import Testing
 
@@ -56,7 +57,7 @@ struct ExchangeStateMachineTests {
     case .failed:
       _ = machine.fail(TransportError(code: .idleTimeout, message: "no data moved"))
     case .resent:
-      _ = machine.connectionLostBeforeResponse()
+      _ = machine.connectionLostBeforeResponse(method: .get)
     }
     #expect(machine.state.name == stage.rawValue)
     return machine
@@ -143,7 +144,8 @@ struct ExchangeStateMachineTests {
     #expect(machine.readerDemands(now: far).summary == "none")
     #expect(machine.discard().summary == "none")
     #expect(machine.challengeReceived().summary == "none")
-    #expect(machine.connectionLostBeforeResponse().summary == "none")
+    #expect(machine.connectionLostBeforeResponse(method: .get).summary == "none")
+    #expect(machine.connectionLostBeforeResponse(method: .post).summary == "none")
     #expect(machine.fail(TransportError(code: .tls, message: "late")).summary == "none")
     machine.connectionActive(now: far)
     #expect(machine.earliestDeadline(now: far) == nil)
@@ -306,8 +308,28 @@ struct ExchangeStateMachineTests {
   ])
   func connectionLostBeforeTheResponse(stage: Stage, action: String, after: String) {
     var machine = Self.machine(at: stage)
-    #expect(machine.connectionLostBeforeResponse().summary == action)
+    #expect(machine.connectionLostBeforeResponse(method: .get).summary == action)
     #expect(machine.state.name == after)
+  }
+
+  /// A request that is not idempotent is never sent again by the transport: the caller learns at once that the
+  /// connection closed and the request may have reached the server; an idempotent one is resent.
+  @Test(arguments: [
+    (HTTPRequest.Method.post, "failCaller(connectionReset, now)", "failed"),
+    (.patch, "failCaller(connectionReset, now)", "failed"),
+    (HTTPRequest.Method("PURGE")!, "failCaller(connectionReset, now)", "failed"),
+    (.get, "resend", "resent"), (.head, "resend", "resent"), (.put, "resend", "resent"),
+    (.delete, "resend", "resent"), (.options, "resend", "resent"), (.trace, "resend", "resent"),
+  ])
+  func onlyAnIdempotentRequestIsResent(method: HTTPRequest.Method, action: String, after: String) {
+    var machine = Self.machine(at: .waitingForHead)
+    let result = machine.connectionLostBeforeResponse(method: method)
+    #expect(result.summary == action)
+    #expect(machine.state.name == after)
+    if case .failCaller(let error, _) = result {
+      #expect(error.message.contains("this \(method.rawValue) request; the request may have reached the server"))
+      #expect(error.message.contains("was not sent again"))
+    }
   }
 
   @Test(arguments: [
