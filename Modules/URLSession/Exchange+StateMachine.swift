@@ -127,6 +127,7 @@ extension Exchange {
     private let timeouts: Timeouts
     private let totalDeadline: ContinuousClock.Instant?
     private let decodedLimit: Int?
+    private let collectLimit: Int?
     private let suspendsInPlace: Bool
 
     /// - Parameters:
@@ -134,6 +135,8 @@ extension Exchange {
     ///   - timeouts: The transfer's timeouts (the total one through `totalDeadline`, shared by every hop).
     ///   - totalDeadline: When the whole transfer runs out, if ever.
     ///   - decodedLimit: The largest body URLSession may decode, if it decodes one.
+    ///   - collectLimit: The largest body the caller collects, when it collects one (`data(for:body:options:upTo:)`):
+    ///     FoundationNetworking cannot pause a transfer, so the task is stopped as soon as more arrived.
     ///   - suspendsInPlace: Whether a suspended task keeps its place (Apple's URLSession); FoundationNetworking starts a
     ///     suspended request again from scratch, so there a body whose reader falls behind is buffered.
     init(
@@ -141,12 +144,14 @@ extension Exchange {
       timeouts: Timeouts,
       totalDeadline: ContinuousClock.Instant?,
       decodedLimit: Int?,
+      collectLimit: Int? = nil,
       suspendsInPlace: Bool
     ) {
       self.started = started
       self.timeouts = timeouts
       self.totalDeadline = totalDeadline
       self.decodedLimit = decodedLimit
+      self.collectLimit = collectLimit
       self.suspendsInPlace = suspendsInPlace
     }
 
@@ -251,6 +256,11 @@ extension Exchange {
           // URLSession may still be inflating the rest of the body into events queued for the delegate queue: they
           // must find the exchange ended, not wait behind `cancel()`.
           return fail(.decodedBodyTooLarge(limit: limit), cancel: .later)
+        }
+        if let limit = collectLimit, body.received > Int64(limit) {
+          // The collecting caller would refuse it anyway; without this the rest would pile up in the body's channel
+          // until the caller reads, at network speed.
+          return fail(.bodyTooLarge(limit: limit, size: nil), cancel: .later)
         }
         if case .paused = state { state = .paused(body) } else { state = .receiving(body) }
         return .write(body.reportsProgress ? Progress(received: body.received, expected: body.expectedLength) : nil)

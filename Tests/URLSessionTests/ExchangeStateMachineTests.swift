@@ -30,6 +30,7 @@ struct ExchangeStateMachineTests {
   static func machine(
     timeouts: Timeouts = noTimeouts,
     decodedLimit: Int? = nil,
+    collectLimit: Int? = nil,
     suspendsInPlace: Bool = true
   ) -> Machine {
     Machine(
@@ -37,6 +38,7 @@ struct ExchangeStateMachineTests {
       timeouts: timeouts,
       totalDeadline: timeouts.total.map { start + $0 },
       decodedLimit: decodedLimit,
+      collectLimit: collectLimit,
       suspendsInPlace: suspendsInPlace
     )
   }
@@ -295,6 +297,30 @@ struct ExchangeStateMachineTests {
     #expect(machine.discard().summary == "cancelDiscarded")
     #expect(machine.state.name == "discarding")
     #expect(machine.readerDemands(now: Self.instant(30)).summary == "none")
+  }
+
+  // MARK: Collect limit
+
+  /// A collecting caller's limit stops the task as soon as more arrived (FoundationNetworking cannot pause it, so the
+  /// rest would pile up in the channel), decoded or not; a redirect's dropped body does not count.
+  @Test(arguments: [false, true])
+  func theCollectLimitStopsTheTaskAtOnce(decoded: Bool) {
+    var machine = Self.machine(collectLimit: 100, suspendsInPlace: false)
+    _ = machine.start()
+    _ = machine.headReceived(expectedLength: nil, decoded: decoded, reportsProgress: false, now: Self.instant(1))
+    #expect(machine.received(60, now: Self.instant(2)).summary == "write(no progress)")
+    #expect(machine.received(40, now: Self.instant(3)).summary == "write(no progress)")
+    let past = machine.received(1, now: Self.instant(4))
+    #expect(past.summary == "failReader(bodyTooLarge, later)")
+    if case .failReader(let error, _) = past { #expect(error.message.contains("limit of 100 bytes")) }
+    #expect(machine.state.name == "failed")
+
+    var redirect = Self.machine(collectLimit: 100, suspendsInPlace: false)
+    _ = redirect.start()
+    _ = redirect.headReceived(expectedLength: nil, decoded: false, reportsProgress: false, now: Self.instant(1))
+    _ = redirect.discard()
+    #expect(redirect.received(200, now: Self.instant(2)).summary == "none")
+    #expect(redirect.state.name == "discarding")
   }
 
   // MARK: Resend and challenge

@@ -47,6 +47,7 @@ Routes (query parameters in brackets, with their defaults):
                             request on that connection: its body is read, then an orderly close (FIN) without an answer
   /headers/oversized        a head of about 400 KiB in all [size=409600]: 40 KiB fields, each under libcurl's 100 KiB
                             cap per field, together over its 300 KiB cap per head
+  /endless                  200 chunked, 64 KiB chunks of "a" without end (until the client leaves)
   /count                    200 JSON {"count": N}: how many requests to [path] with the query parameter [key] this
                             server has read whole so far, body included (every route counts them; a test picks a
                             fresh key)
@@ -394,6 +395,13 @@ def reuse_close(connection, request):
     return answer(connection, 200, body, [("Content-Type", "application/json")])
 
 
+def endless(connection, request):
+    chunk = b"%x\r\n" % 65536 + b"a" * 65536 + b"\r\n"
+    connection.send(head(200, [("Transfer-Encoding", "chunked"), ("Content-Type", "application/octet-stream")]))
+    while True:
+        connection.send(chunk)
+
+
 def count(connection, request):
     with COUNTS_LOCK:
         number = COUNTS.get((request.query.get("path", ""), request.query.get("key")), 0)
@@ -432,6 +440,7 @@ ROUTES = {
     "/reuse/reset": (reuse_reset, True),
     "/reuse/close": (reuse_close, True),
     "/headers/oversized": (headers_oversized, True),
+    "/endless": (endless, True),
     "/count": (count, True),
 }
 
