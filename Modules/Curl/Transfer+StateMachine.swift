@@ -45,6 +45,8 @@ extension Transfer {
       var receivePaused = false
       /// Whether sending is paused: a streamed request body has no bytes yet.
       var sendPaused = false
+      /// The bytes of response head lines read in this hop (interim heads included).
+      var headBytes = 0
       /// How many times libcurl began sending the hop's request: more than once when it sends it again on a new
       /// connection because the kept-alive one it reused died before a byte of the response.
       var sends = 0
@@ -290,12 +292,28 @@ extension Transfer {
 
     // MARK: Response
 
-    /// A header line arrived.
-    mutating func headerLine() -> HeaderRoute {
+    /// The most bytes of head lines a hop may read before its final head is complete: libcurl's own cap on a
+    /// response's head in all (300 KiB), counted here so that the refusal is the same `protocolError` whatever
+    /// libcurl's version or words.
+    static let headLimit = 300 << 10
+
+    /// A header line of `length` bytes arrived. A head past ``headLimit`` in all is refused: the hop fails with
+    /// `protocolError`, which no retry policy retries by default.
+    mutating func headerLine(length: Int = 0) -> HeaderRoute {
       switch state {
       case .awaitingHead(var hop):
         hop.sawActivity = true
+        hop.headBytes += length
         state = .awaitingHead(hop)
+        if hop.headBytes > Self.headLimit {
+          refuse(
+            TransportError(
+              code: .protocolError,
+              message: "\(CurlErrors.headsTooLarge): more than \(Self.headLimit) bytes of response head"
+            )
+          )
+          return .refuse
+        }
         return .parse
       case .receivingBody(var hop, let body):
         hop.sawActivity = true

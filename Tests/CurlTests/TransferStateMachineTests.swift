@@ -500,6 +500,29 @@ import Testing
     #expect(Self.isFinished(machine))
   }
 
+  // MARK: Head size
+
+  /// Head lines past 300 KiB in all (libcurl's cap, counted by the machine) refuse the hop with `protocolError`;
+  /// up to the cap they are parsed, and the count is per hop.
+  @Test func aHeadPastTheLimitInAllIsAProtocolError() {
+    var machine = Machine(totalDeadline: nil, idleTimeout: nil)
+    machine.run()
+    let field = 40 << 10
+    for _ in 0..<(Machine.headLimit / field) { #expect(machine.headerLine(length: field) == .parse) }
+    #expect(machine.headerLine(length: Machine.headLimit % field) == .parse)
+    #expect(machine.headerLine(length: 1) == .refuse)
+    let ending = Self.describe(machine.hopEnded(libcurlError: TransportError(code: .other, message: "write error")))
+    #expect(ending.hasPrefix("finish fail with protocolError: the response head is larger in all than libcurl accepts"))
+
+    var next = Machine(totalDeadline: nil, idleTimeout: nil)
+    next.run()
+    #expect(next.headerLine(length: Machine.headLimit) == .parse)
+    next.redirect(to: redirect)
+    _ = next.hopEnded(libcurlError: nil)
+    next.run()
+    #expect(next.headerLine(length: Machine.headLimit) == .parse)
+  }
+
   // MARK: Sent once
 
   /// libcurl sends a request again on a new connection when the reused one died before the response: a method that
