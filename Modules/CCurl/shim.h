@@ -57,6 +57,12 @@ static inline CURLcode CCurl_easy_setopt_opensocket_function(CURL *handle, CURLo
   return curl_easy_setopt(handle, option, value);
 }
 
+/// For CURLOPT_PREREQFUNCTION.
+static inline CURLcode CCurl_easy_setopt_prereq_function(CURL *handle, CURLoption option,
+                                                        curl_prereq_callback value) {
+  return curl_easy_setopt(handle, option, value);
+}
+
 /// For CURLOPT_XFERINFOFUNCTION.
 static inline CURLcode CCurl_easy_setopt_xferinfo_function(CURL *handle, CURLoption option,
                                                           curl_xferinfo_callback value) {
@@ -104,6 +110,8 @@ static const size_t CCurl_READFUNC_ABORT = CURL_READFUNC_ABORT;
 static const int CCurl_SEEKFUNC_OK = CURL_SEEKFUNC_OK;
 static const int CCurl_SEEKFUNC_FAIL = CURL_SEEKFUNC_FAIL;
 static const int CCurl_SEEKFUNC_CANTSEEK = CURL_SEEKFUNC_CANTSEEK;
+static const int CCurl_PREREQFUNC_OK = CURL_PREREQFUNC_OK;
+static const int CCurl_PREREQFUNC_ABORT = CURL_PREREQFUNC_ABORT;
 static const size_t CCurl_ERROR_SIZE = CURL_ERROR_SIZE;
 
 /// The fields of a CURLMsg, which holds a union Swift reads awkwardly.

@@ -22,6 +22,11 @@ enum CurlErrors {
     if code == CURLE_OUT_OF_MEMORY, transfer.machine.isAwaitingHead {
       return TransportError(code: .protocolError, message: "\(headTooLarge) (\(context))")
     }
+    // A head past libcurl's 300 KiB cap per response ("Too large response headers: 327868 > 307200"): the answer is
+    // refused, not the connection lost, so no retry policy sends the request again for it.
+    if isHeadTooLarge(code, detail: detail) {
+      return TransportError(code: .protocolError, message: "\(headsTooLarge): \(detail) (\(context))")
+    }
     return TransportError(code: self.code(for: code, detail: detail), message: message)
   }
 
@@ -53,14 +58,24 @@ enum CurlErrors {
   /// What a response head over libcurl's limit is reported as.
   static let headTooLarge = "the response head is larger than libcurl accepts (100 KiB)"
 
+  /// What a response whose head fields are over libcurl's cap in all is reported as.
+  static let headsTooLarge = "the response head is larger in all than libcurl accepts (300 KiB)"
+
   /// The code for a result whose meaning libcurl's own words narrow down: `CURLE_RECV_ERROR` is a broken chunked
-  /// framing when the text says so (a reset connection otherwise), and `CURLE_UNSUPPORTED_PROTOCOL` is a request
+  /// framing or a head past libcurl's 300 KiB cap when the text says so (a reset connection otherwise), and `CURLE_UNSUPPORTED_PROTOCOL` is a request
   /// refused before sending only when the text names a scheme libcurl does not speak (the answer otherwise).
   static func code(for code: CURLcode, detail: String) -> TransportError.Code {
     let lowered = detail.lowercased()
     if code == CURLE_RECV_ERROR && lowered.contains("chunked-encoding") { return .protocolError }
+    if isHeadTooLarge(code, detail: detail) { return .protocolError }
     if code == CURLE_UNSUPPORTED_PROTOCOL && lowered.contains("not supported or disabled") { return .invalidRequest }
     return self.code(for: code)
+  }
+
+  /// Whether libcurl refused a response head over its 300 KiB cap in all (`CURLE_RECV_ERROR`, "Too large response
+  /// headers: 327868 > 307200").
+  static func isHeadTooLarge(_ code: CURLcode, detail: String) -> Bool {
+    code == CURLE_RECV_ERROR && detail.lowercased().contains("too large response headers")
   }
 
   /// The code for every result but a timeout, which depends on the transfer's state.

@@ -34,6 +34,13 @@ extension Transfer {
     }
   }
 
+  /// libcurl is about to send the hop's request on a connection (its pre-request callback, set for requests that are
+  /// not idempotent): the second time in one hop, it would send it again after a connection died, which
+  /// ``StateMachine/sendingRequest(method:)`` refuses for such a method.
+  func sendingRequest() -> Int32 {
+    machine.sendingRequest(method: request.method) == .proceed ? CCurl_PREREQFUNC_OK : CCurl_PREREQFUNC_ABORT
+  }
+
   /// libcurl must send the body again from the start (a connection that died before the response, say).
   func rewind(offset: curl_off_t, origin: Int32) -> Int32 {
     guard offset == 0, origin == SEEK_SET, let body, body.isRepeatable else { return CCurl_SEEKFUNC_CANTSEEK }

@@ -78,6 +78,19 @@ extension Transfer {
     // Wait for a connection that may multiplex rather than open one more (HTTP/2).
     CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.prefersHTTP2 && url.hasPrefix("https:") ? 1 : 0)
     try configureMethodAndBody(easy)
+    configureSentOnce(easy)
+  }
+
+  /// A request that is not idempotent is sent once: libcurl calls the pre-request callback before each send, including
+  /// its own send again on a new connection when a reused one died, which ``Transfer/sendingRequest()`` refuses. Set
+  /// only for such methods (they reset the handle anyway), so an idempotent request pays nothing.
+  private func configureSentOnce(_ easy: UnsafeMutableRawPointer) {
+    guard !RetryPolicy.idempotentMethods.contains(request.method) else { return }
+    handleNeedsReset = true
+    CCurl_easy_setopt_prereq_function(easy, CURLOPT_PREREQFUNCTION) { context, _, _, _, _ in
+      Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().sendingRequest()
+    }
+    CCurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
   }
 
   /// An explicit proxy: its address and kind, its credentials (set apart from the URL, so that nothing needs escaping

@@ -49,6 +49,11 @@ extension Transfer {
       /// The first address the connection policy refused in this hop (``addressRefused(_:)``): libcurl goes on with
       /// the host's next address, and when none connects, the hop ends with this error rather than libcurl's.
       var addressRefusal: Refusal?
+      /// The bytes of response head lines read in this hop (interim heads included).
+      var headBytes = 0
+      /// How many times libcurl began sending the hop's request: more than once when it sends it again on a new
+      /// connection because the kept-alive one it reused died before a byte of the response.
+      var sends = 0
 
       init(start: UInt64) {
         self.start = start
@@ -177,6 +182,14 @@ extension Transfer {
       case refuse
     }
 
+    /// Whether libcurl may send the hop's request now (its pre-request callback).
+    enum SendDecision: Equatable {
+      /// Send it.
+      case proceed
+      /// Refuse: the request was sent once on a connection that died, and its method is not idempotent.
+      case abort
+    }
+
     /// Which deadline passed.
     enum Expiry: Equatable {
       case total
@@ -294,12 +307,28 @@ extension Transfer {
 
     // MARK: Response
 
-    /// A header line arrived.
-    mutating func headerLine() -> HeaderRoute {
+    /// The most bytes of head lines a hop may read before its final head is complete: libcurl's own cap on a
+    /// response's head in all (300 KiB), counted here so that the refusal is the same `protocolError` whatever
+    /// libcurl's version or words.
+    static let headLimit = 300 << 10
+
+    /// A header line of `length` bytes arrived. A head past ``headLimit`` in all is refused: the hop fails with
+    /// `protocolError`, which no retry policy retries by default.
+    mutating func headerLine(length: Int = 0) -> HeaderRoute {
       switch state {
       case .awaitingHead(var hop):
         hop.sawActivity = true
+        hop.headBytes += length
         state = .awaitingHead(hop)
+        if hop.headBytes > Self.headLimit {
+          refuse(
+            TransportError(
+              code: .protocolError,
+              message: "\(CurlErrors.headsTooLarge): more than \(Self.headLimit) bytes of response head"
+            )
+          )
+          return .refuse
+        }
         return .parse
       case .receivingBody(var hop, let body):
         hop.sawActivity = true
@@ -403,6 +432,25 @@ extension Transfer {
       guard case .awaitingHead(var hop) = state else { return }
       if hop.addressRefusal == nil { hop.addressRefusal = Refusal(error: error) }
       state = .awaitingHead(hop)
+    }
+
+    // MARK: Request
+
+    /// libcurl is about to send the hop's request on a connection (its pre-request callback), for the first time or
+    /// again: libcurl sends a request again on a new connection when the kept-alive one it reused died before a byte of
+    /// the response arrived. That is safe only for an idempotent method (RFC 9110 §9.2.2); any other request may
+    /// have reached the server, so the hop fails with `connectionReset` rather than send it twice. Whether to send
+    /// it again is then the caller's retry policy's choice.
+    mutating func sendingRequest(method: HTTPRequest.Method) -> SendDecision {
+      guard
+        let sends = changeHop({ hop -> Int in
+          hop.sends += 1
+          return hop.sends
+        })
+      else { return .proceed }
+      guard sends > 1, !RetryPolicy.idempotentMethods.contains(method) else { return .proceed }
+      refuse(TransportError.connectionClosedAfterSending(method: method.rawValue))
+      return .abort
     }
 
     // MARK: Request body

@@ -244,7 +244,7 @@ final class Transfer {
 
   /// A header line arrived (header callback).
   func receivedHeader(_ line: UnsafeRawBufferPointer) -> Int {
-    switch machine.headerLine() {
+    switch machine.headerLine(length: line.count) {
     case .parse: break
     case .ignore: return line.count  // Trailers, or lines after the final head.
     case .refuse: return 0

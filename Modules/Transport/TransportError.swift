@@ -160,6 +160,19 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     )
   }
 
+  /// A request with a method that is not idempotent (RFC 9110 §9.2.2: `POST`, `PATCH`, ...) whose connection closed
+  /// after it was sent and before a byte of the response: it may have reached the server, so the transport does not
+  /// send it again by itself. Whether it is retried is the caller's retry policy's choice.
+  /// - Parameter method: The request's method.
+  /// - Returns: A ``Code/connectionReset`` error.
+  package static func connectionClosedAfterSending(method: String) -> TransportError {
+    TransportError(
+      code: .connectionReset,
+      message: "the connection closed before any response to this \(method) request; the request may have reached "
+        + "the server, so it was not sent again (a \(method) is retried only when `RetryPolicy.methods` includes it)"
+    )
+  }
+
   static func cancelled() -> TransportError {
     TransportError(code: .cancelled, message: "the transfer was cancelled")
   }

@@ -32,13 +32,15 @@ extension Exchange {
   /// URLSession's `needNewBodyStream`: libcurl sends the request again on a new connection because the kept-alive one
   /// it was sent on died before a byte of the response arrived, and must rewind the body.
   ///
-  /// A streamed body gets a new stream when it can be read again. FoundationNetworking rewinds nothing else (given a
-  /// stream for a `Data` or file body it traps; given none it sends the head alone and waits), so for those this task
-  /// ends and the transport sends the request again on a new one, body included. A body that cannot be read again
-  /// fails the transfer with `connectionReset` at once. Runs on the session's own queue, which `cancel()` waits for:
-  /// the task is ended from another queue.
+  /// A request whose method is not idempotent is never sent again (it may have reached the server): it gets no new
+  /// stream and fails with `connectionReset` at once (``StateMachine/connectionLostBeforeResponse(method:)``). For
+  /// an idempotent one, a streamed body gets a new stream when it can be read again. FoundationNetworking rewinds
+  /// nothing else (given a stream for a `Data` or file body it traps; given none it sends the head alone and waits),
+  /// so for those this task ends and the transport sends the request again on a new one, body included. A body that
+  /// cannot be read again fails the transfer with `connectionReset` at once. Runs on the session's own queue, which
+  /// `cancel()` waits for: the task is ended from another queue.
   func bodyStreamForResend() -> InputStream? {
-    if case .stream = upload.body {
+    if case .stream = upload.body, RetryPolicy.idempotentMethods.contains(method) {
       if let stream = makeBodyStream(replay: true) { return stream }
       let error =
         (bodyError as? TransportError)
@@ -52,14 +54,15 @@ extension Exchange {
       DispatchQueue.global().async { [self] in fail(error) }
       return nil
     }
-    DispatchQueue.global().async { [self] in resendOnNewTask() }
+    DispatchQueue.global().async { [self] in connectionLost() }
     return nil
   }
 
-  /// Ends this task so that the waiting caller sends the request again on a new one (it throws ``Resend``), keeping
-  /// the body for it. Only before the response head: after it, libcurl never sends a request again.
-  private func resendOnNewTask() {
-    perform(handle { $0.connectionLostBeforeResponse() })
+  /// Ends this task: an idempotent request is sent again on a new one by the waiting caller (it throws ``Resend``),
+  /// keeping the body for it; any other fails. Only before the response head: after it, libcurl never sends a request
+  /// again.
+  private func connectionLost() {
+    perform(handle { [method] in $0.connectionLostBeforeResponse(method: method) })
   }
 
   /// The error that stopped the request body's source, if any.

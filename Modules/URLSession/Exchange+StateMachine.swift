@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MalibuTransport
 
 extension Exchange {
@@ -126,6 +127,7 @@ extension Exchange {
     private let timeouts: Timeouts
     private let totalDeadline: ContinuousClock.Instant?
     private let decodedLimit: Int?
+    private let collectLimit: Int?
     private let suspendsInPlace: Bool
 
     /// - Parameters:
@@ -133,6 +135,8 @@ extension Exchange {
     ///   - timeouts: The transfer's timeouts (the total one through `totalDeadline`, shared by every hop).
     ///   - totalDeadline: When the whole transfer runs out, if ever.
     ///   - decodedLimit: The largest body URLSession may decode, if it decodes one.
+    ///   - collectLimit: The largest body the caller collects, when it collects one (`data(for:body:options:upTo:)`):
+    ///     FoundationNetworking cannot pause a transfer, so the task is stopped as soon as more arrived.
     ///   - suspendsInPlace: Whether a suspended task keeps its place (Apple's URLSession); FoundationNetworking starts a
     ///     suspended request again from scratch, so there a body whose reader falls behind is buffered.
     init(
@@ -140,12 +144,14 @@ extension Exchange {
       timeouts: Timeouts,
       totalDeadline: ContinuousClock.Instant?,
       decodedLimit: Int?,
+      collectLimit: Int? = nil,
       suspendsInPlace: Bool
     ) {
       self.started = started
       self.timeouts = timeouts
       self.totalDeadline = totalDeadline
       self.decodedLimit = decodedLimit
+      self.collectLimit = collectLimit
       self.suspendsInPlace = suspendsInPlace
     }
 
@@ -251,6 +257,11 @@ extension Exchange {
           // must find the exchange ended, not wait behind `cancel()`.
           return fail(.decodedBodyTooLarge(limit: limit), cancel: .later)
         }
+        if let limit = collectLimit, body.received > Int64(limit) {
+          // The collecting caller would refuse it anyway; without this the rest would pile up in the body's channel
+          // until the caller reads, at network speed.
+          return fail(.bodyTooLarge(limit: limit, size: nil), cancel: .later)
+        }
         if case .paused = state { state = .paused(body) } else { state = .receiving(body) }
         return .write(body.reportsProgress ? Progress(received: body.received, expected: body.expectedLength) : nil)
       case .discarding(var discard):
@@ -289,10 +300,15 @@ extension Exchange {
     }
 
     /// URLSession's connection died before the response and it wants the request body again, which it cannot
-    /// rewind: the request is sent again on a new task, if nothing arrived yet.
-    mutating func connectionLostBeforeResponse() -> Action {
+    /// rewind: a request with an idempotent `method` is sent again on a new task, if nothing arrived yet. Any other
+    /// request may have reached the server: it fails with `connectionReset` at once, and whether it is sent again is
+    /// the retry policy's choice (RFC 9110 §9.2.2).
+    mutating func connectionLostBeforeResponse(method: HTTPRequest.Method) -> Action {
       switch state {
       case .waitingForHead:
+        guard RetryPolicy.idempotentMethods.contains(method) else {
+          return fail(TransportError.connectionClosedAfterSending(method: method.rawValue))
+        }
         state = .resent
         return .resend
       case .created, .receiving, .paused, .discarding:

@@ -60,6 +60,7 @@ final class Exchange: Sendable {
     options: TransferOptions,
     upload: Upload,
     totalDeadline: ContinuousClock.Instant?,
+    collectLimit: Int? = nil,
     progress: ProgressTracker,
     watchdog: Watchdog
   ) {
@@ -81,6 +82,7 @@ final class Exchange: Sendable {
           timeouts: options.timeouts,
           totalDeadline: totalDeadline,
           decodedLimit: options.decompression.limit,
+          collectLimit: collectLimit,
           suspendsInPlace: suspendsInPlace
         )
       )

@@ -29,6 +29,16 @@ extension TransportError {
       )
       return
     }
+    // And a head past its 300 KiB cap per response with "Too large response headers: 327868 > 307200".
+    if text.lowercased().contains("too large response headers") {
+      self.init(
+        code: .protocolError,
+        message:
+          "the response head is larger in all than libcurl accepts (300 KiB): \(text) (URLError \(nsError.code))",
+        underlyingError: error
+      )
+      return
+    }
     let code = Self.code(for: URLError.Code(rawValue: nsError.code) ?? .unknown, text: text)
     self.init(code: code, message: "\(Self.summary(code)): \(text) (URLError \(nsError.code))", underlyingError: error)
   }

@@ -94,6 +94,39 @@ public final class URLSessionTransport: Transport, Drainable {
   ) async throws
     -> TransportResponse
   {
+    try await send(request, body: body, options: options, collectLimit: nil)
+  }
+
+  /// Sends a request and collects the whole response body, at most `maxBytes` bytes.
+  ///
+  /// FoundationNetworking cannot pause a transfer, so the body arrives at network speed whatever its reader does: the
+  /// exchange itself counts what arrives and stops the task as soon as more than `maxBytes` came, so the memory held
+  /// stays near the limit even when the collecting reader starts late.
+  /// - Parameters:
+  ///   - request: The request head; its URL must be absolute `http` or `https`.
+  ///   - body: The request body, if any.
+  ///   - options: Timeouts, redirects, decompression limit, TLS and progress.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The final response's head, the body and its URL.
+  /// - Throws: `TransportError`, `TransportError/Code/bodyTooLarge` past `maxBytes` included, and the errors of
+  ///   ``send(_:body:options:)``.
+  public func data(
+    for request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> (HTTPResponse, Data, URL?) {
+    let response = try await send(request, body: body, options: options, collectLimit: maxBytes)
+    return (response.head, try await response.body.collect(upTo: maxBytes), response.url)
+  }
+
+  /// ``send(_:body:options:)``, with the limit of the collecting caller, if any.
+  private func send(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    collectLimit: Int?
+  ) async throws -> TransportResponse {
     if Task.isCancelled { throw TransportError(code: .cancelled, message: "the transfer was cancelled") }
     let refusal: TransportError? = sessions.withLock { state in
       if let refusal = state.refusal { return refusal }
@@ -117,6 +150,7 @@ public final class URLSessionTransport: Transport, Drainable {
         body: current.1,
         options: options,
         totalDeadline: totalDeadline,
+        collectLimit: collectLimit,
         progress
       )
       var next: (HTTPRequest, RequestBody?)?
@@ -190,6 +224,7 @@ public final class URLSessionTransport: Transport, Drainable {
     body: RequestBody?,
     options: TransferOptions,
     totalDeadline: ContinuousClock.Instant?,
+    collectLimit: Int?,
     _ progress: ProgressTracker
   ) async throws -> Exchange.Hop {
     let upload = try await Upload.prepare(body, compression: options.requestCompression)
@@ -202,6 +237,7 @@ public final class URLSessionTransport: Transport, Drainable {
           upload: upload,
           options: options,
           totalDeadline: totalDeadline,
+          collectLimit: collectLimit,
           progress
         )
       } catch is Exchange.Resend {
@@ -229,6 +265,7 @@ public final class URLSessionTransport: Transport, Drainable {
     upload: Upload,
     options: TransferOptions,
     totalDeadline: ContinuousClock.Instant?,
+    collectLimit: Int?,
     _ progress: ProgressTracker
   ) async throws -> Exchange.Hop {
     var urlRequest = Self.makeURLRequest(request, url: url, upload: upload)
@@ -242,6 +279,7 @@ public final class URLSessionTransport: Transport, Drainable {
         options: options,
         upload: upload,
         totalDeadline: totalDeadline,
+        collectLimit: collectLimit,
         progress: progress,
         watchdog: watchdog
       )

@@ -500,12 +500,85 @@ import Testing
     #expect(Self.isFinished(machine))
   }
 
+  // MARK: Head size
+
+  /// Head lines past 300 KiB in all (libcurl's cap, counted by the machine) refuse the hop with `protocolError`;
+  /// up to the cap they are parsed, and the count is per hop.
+  @Test func aHeadPastTheLimitInAllIsAProtocolError() {
+    var machine = Machine(totalDeadline: nil, idleTimeout: nil)
+    machine.run()
+    let field = 40 << 10
+    for _ in 0..<(Machine.headLimit / field) { #expect(machine.headerLine(length: field) == .parse) }
+    #expect(machine.headerLine(length: Machine.headLimit % field) == .parse)
+    #expect(machine.headerLine(length: 1) == .refuse)
+    let ending = Self.describe(machine.hopEnded(libcurlError: TransportError(code: .other, message: "write error")))
+    #expect(ending.hasPrefix("finish fail with protocolError: the response head is larger in all than libcurl accepts"))
+
+    var next = Machine(totalDeadline: nil, idleTimeout: nil)
+    next.run()
+    #expect(next.headerLine(length: Machine.headLimit) == .parse)
+    next.redirect(to: redirect)
+    _ = next.hopEnded(libcurlError: nil)
+    next.run()
+    #expect(next.headerLine(length: Machine.headLimit) == .parse)
+  }
+
+  // MARK: Sent once
+
+  /// libcurl sends a request again on a new connection when the reused one died before the response: a method that
+  /// is not idempotent is refused the second send (the hop fails with `connectionReset`, saying the request may
+  /// have reached the server); an idempotent one is sent again.
+  @Test(arguments: [
+    (HTTPRequest.Method.post, false), (.patch, false), (.connect, false), (HTTPRequest.Method("PURGE")!, false),
+    (.get, true), (.head, true), (.put, true), (.delete, true), (.options, true), (.trace, true),
+  ])
+  func aRequestIsSentAgainOnlyWhenIdempotent(method: HTTPRequest.Method, sentAgain: Bool) {
+    var machine = Machine(totalDeadline: nil, idleTimeout: nil)
+    machine.run()
+    #expect(machine.sendingRequest(method: method) == .proceed)
+    #expect(machine.sendingRequest(method: method) == (sentAgain ? .proceed : .abort))
+    let ending = Self.describe(machine.hopEnded(libcurlError: TransportError(code: .other, message: "aborted")))
+    if sentAgain {
+      #expect(ending == "finish fail with other: aborted")
+    } else {
+      #expect(ending.hasPrefix("finish fail with connectionReset: the connection closed before any response"))
+      #expect(ending.contains("this \(method.rawValue) request; the request may have reached the server"))
+    }
+  }
+
+  @Test func eachHopMaySendItsRequestOnce() {
+    var machine = Machine(totalDeadline: nil, idleTimeout: nil)
+    machine.run()
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+    #expect(Self.hop(machine)?.sends == 1)
+    machine.redirect(to: redirect)
+    #expect(machine.hopEnded(libcurlError: nil).isFollowRedirect)
+    // The next hop, on the same handle: its first send is its own.
+    machine.run()
+    #expect(Self.hop(machine)?.sends == 0)
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+  }
+
+  @Test(arguments: [Stage.idle, .starting, .betweenHops, .finished])
+  func aSendOutsideAHopIsLeftToLibcurl(stage: Stage) {
+    var machine = stage.machine()
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+    #expect(machine.sendingRequest(method: .post) == .proceed)
+  }
+
   @Test func flushIsPassedOnOnlyWhileAChannelHoldsTheBody() {
     for stage in Stage.allCases {
       var machine = stage.machine()
       let expected = [.streaming, .streamingPaused, .failingWhileStreaming].contains(stage)
       #expect(machine.flush() == expected, "\(stage)")
     }
+  }
+}
+
+extension Transfer.StateMachine.Action {
+  fileprivate var isFollowRedirect: Bool {
+    if case .followRedirect = self { return true }
+    return false
   }
 }
 

@@ -134,6 +134,11 @@ extension URLSessionTransportTests {
       Mapping(code: NSURLErrorUnknown, text: "Weird server reply", expected: .protocolError),
       Mapping(code: NSURLErrorCannotParseResponse, text: "", expected: .protocolError),
       Mapping(code: NSURLErrorUnknown, text: "Out of memory", expected: .protocolError),
+      Mapping(
+        code: NSURLErrorUnknown,
+        text: "Too large response headers: 327868 > 307200",
+        expected: .protocolError
+      ),
     ])
     func urlErrorsMapToTransportErrors(_ mapping: Mapping) {
       let error = NSError(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MalibuTransport
 import Testing
 
@@ -29,6 +30,7 @@ struct ExchangeStateMachineTests {
   static func machine(
     timeouts: Timeouts = noTimeouts,
     decodedLimit: Int? = nil,
+    collectLimit: Int? = nil,
     suspendsInPlace: Bool = true
   ) -> Machine {
     Machine(
@@ -36,6 +38,7 @@ struct ExchangeStateMachineTests {
       timeouts: timeouts,
       totalDeadline: timeouts.total.map { start + $0 },
       decodedLimit: decodedLimit,
+      collectLimit: collectLimit,
       suspendsInPlace: suspendsInPlace
     )
   }
@@ -56,7 +59,7 @@ struct ExchangeStateMachineTests {
     case .failed:
       _ = machine.fail(TransportError(code: .idleTimeout, message: "no data moved"))
     case .resent:
-      _ = machine.connectionLostBeforeResponse()
+      _ = machine.connectionLostBeforeResponse(method: .get)
     }
     #expect(machine.state.name == stage.rawValue)
     return machine
@@ -143,7 +146,8 @@ struct ExchangeStateMachineTests {
     #expect(machine.readerDemands(now: far).summary == "none")
     #expect(machine.discard().summary == "none")
     #expect(machine.challengeReceived().summary == "none")
-    #expect(machine.connectionLostBeforeResponse().summary == "none")
+    #expect(machine.connectionLostBeforeResponse(method: .get).summary == "none")
+    #expect(machine.connectionLostBeforeResponse(method: .post).summary == "none")
     #expect(machine.fail(TransportError(code: .tls, message: "late")).summary == "none")
     machine.connectionActive(now: far)
     #expect(machine.earliestDeadline(now: far) == nil)
@@ -295,6 +299,30 @@ struct ExchangeStateMachineTests {
     #expect(machine.readerDemands(now: Self.instant(30)).summary == "none")
   }
 
+  // MARK: Collect limit
+
+  /// A collecting caller's limit stops the task as soon as more arrived (FoundationNetworking cannot pause it, so the
+  /// rest would pile up in the channel), decoded or not; a redirect's dropped body does not count.
+  @Test(arguments: [false, true])
+  func theCollectLimitStopsTheTaskAtOnce(decoded: Bool) {
+    var machine = Self.machine(collectLimit: 100, suspendsInPlace: false)
+    _ = machine.start()
+    _ = machine.headReceived(expectedLength: nil, decoded: decoded, reportsProgress: false, now: Self.instant(1))
+    #expect(machine.received(60, now: Self.instant(2)).summary == "write(no progress)")
+    #expect(machine.received(40, now: Self.instant(3)).summary == "write(no progress)")
+    let past = machine.received(1, now: Self.instant(4))
+    #expect(past.summary == "failReader(bodyTooLarge, later)")
+    if case .failReader(let error, _) = past { #expect(error.message.contains("limit of 100 bytes")) }
+    #expect(machine.state.name == "failed")
+
+    var redirect = Self.machine(collectLimit: 100, suspendsInPlace: false)
+    _ = redirect.start()
+    _ = redirect.headReceived(expectedLength: nil, decoded: false, reportsProgress: false, now: Self.instant(1))
+    _ = redirect.discard()
+    #expect(redirect.received(200, now: Self.instant(2)).summary == "none")
+    #expect(redirect.state.name == "discarding")
+  }
+
   // MARK: Resend and challenge
 
   @Test(arguments: [
@@ -306,8 +334,28 @@ struct ExchangeStateMachineTests {
   ])
   func connectionLostBeforeTheResponse(stage: Stage, action: String, after: String) {
     var machine = Self.machine(at: stage)
-    #expect(machine.connectionLostBeforeResponse().summary == action)
+    #expect(machine.connectionLostBeforeResponse(method: .get).summary == action)
     #expect(machine.state.name == after)
+  }
+
+  /// A request that is not idempotent is never sent again by the transport: the caller learns at once that the
+  /// connection closed and the request may have reached the server; an idempotent one is resent.
+  @Test(arguments: [
+    (HTTPRequest.Method.post, "failCaller(connectionReset, now)", "failed"),
+    (.patch, "failCaller(connectionReset, now)", "failed"),
+    (HTTPRequest.Method("PURGE")!, "failCaller(connectionReset, now)", "failed"),
+    (.get, "resend", "resent"), (.head, "resend", "resent"), (.put, "resend", "resent"),
+    (.delete, "resend", "resent"), (.options, "resend", "resent"), (.trace, "resend", "resent"),
+  ])
+  func onlyAnIdempotentRequestIsResent(method: HTTPRequest.Method, action: String, after: String) {
+    var machine = Self.machine(at: .waitingForHead)
+    let result = machine.connectionLostBeforeResponse(method: method)
+    #expect(result.summary == action)
+    #expect(machine.state.name == after)
+    if case .failCaller(let error, _) = result {
+      #expect(error.message.contains("this \(method.rawValue) request; the request may have reached the server"))
+      #expect(error.message.contains("was not sent again"))
+    }
   }
 
   @Test(arguments: [

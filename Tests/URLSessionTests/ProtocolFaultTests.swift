@@ -39,10 +39,14 @@ extension URLSessionTransportTests {
       case data, largeData, file, unknownLength
     }
 
-    /// A POST sent on a kept-alive connection that the server resets without answering is sent again on a new
-    /// connection, with its body, as libcurl does (and CurlTransport): no wait for the idle timeout.
-    @Test(arguments: BodyKind.allCases)
-    func postOnResetReusedConnectionIsSentAgain(kind: BodyKind) async throws {
+    /// A request sent on a kept-alive connection that the server resets without answering: a PUT (idempotent) is sent
+    /// again on a new connection, with its body, as libcurl does (and CurlTransport), with no wait for the idle
+    /// timeout; a POST may have reached the server, so it is sent once and fails with `connectionReset` at once.
+    @Test(arguments: [HTTPRequest.Method.post, .put], BodyKind.allCases)
+    func aRequestOnAResetReusedConnectionIsSentAgainOnlyWhenIdempotent(
+      method: HTTPRequest.Method,
+      kind: BodyKind
+    ) async throws {
       let fixture = try Fixture()
       let sent = pattern(kind == .largeData || kind == .file ? 300_000 : 5_000)
       let body: RequestBody
@@ -63,19 +67,28 @@ extension URLSessionTransportTests {
 
       let first = try await fixture.fetch(fixture.request(.get, "/reset-reused?size=10"), options: options)
       #expect(first.body == pattern(10))
-      let second = try await fixture.fetch(
-        fixture.request(.post, "/reset-reused", headers: [("Content-Type", "application/octet-stream")]),
-        body: body,
-        options: options
-      )
-      #expect(second.head.status.code == 200)
-      #expect(second.body == sent)
-      // For a Data or file body, libcurl's own new connection is dropped before the request goes out on it (the
-      // transport sends again on a new task): one connection more than CurlTransport, but the body arrives twice only.
-      #expect(fixture.server.acceptedConnections >= 2)
-      let posts = fixture.server.requests.filter { $0.method == "POST" }
-      #expect(posts.count == 2)
-      #expect(posts.last?.body == sent)
+      let second = fixture.request(method, "/reset-reused", headers: [("Content-Type", "application/octet-stream")])
+      let started = ContinuousClock.now
+      if method == .post {
+        do {
+          _ = try await fixture.fetch(second, body: body, options: options)
+          Issue.record("a POST on a reset connection was answered")
+        } catch let error as TransportError {
+          #expect(error.code == .connectionReset)
+          #expect(error.message.contains("the request may have reached the server, so it was not sent again"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+      } else {
+        let answer = try await fixture.fetch(second, body: body, options: options)
+        #expect(answer.head.status.code == 200)
+        #expect(answer.body == sent)
+        // For a Data or file body, libcurl's own new connection is dropped before the body goes out on it (the
+        // transport sends again on a new task): one connection more than CurlTransport, but the body arrives twice
+        // only.
+        #expect(fixture.server.acceptedConnections >= 2)
+      }
+      let sends = fixture.server.requests.filter { $0.method == method.rawValue && $0.body == sent }
+      #expect(sends.count == (method == .post ? 1 : 2))
       #expect(try await fixture.fetch(fixture.request(.get, "/bytes?size=8")).body == pattern(8))
     }
   }

@@ -43,6 +43,14 @@ Routes (query parameters in brackets, with their defaults):
                             close, so the 413 is not lost to a reset
   /reuse/reset              the first request of a connection: 200 JSON {"method", "received"} (keep-alive); any later
                             request on that connection: its body is read, then a reset without an answer
+  /reuse/close              the first request of a connection: 200 JSON {"method", "received"} (keep-alive); any later
+                            request on that connection: its body is read, then an orderly close (FIN) without an answer
+  /headers/oversized        a head of about 400 KiB in all [size=409600]: 40 KiB fields, each under libcurl's 100 KiB
+                            cap per field, together over its 300 KiB cap per head
+  /endless                  200 chunked, 64 KiB chunks of "a" without end (until the client leaves)
+  /count                    200 JSON {"count": N}: how many requests to [path] with the query parameter [key] this
+                            server has read whole so far, body included (every route counts them; a test picks a
+                            fresh key)
 """
 
 import json
@@ -56,6 +64,8 @@ import zlib
 from urllib.parse import parse_qs, urlsplit
 
 HEAD_LIMIT = 64 * 1024
+COUNTS = {}  # (path, the query's "key") → requests read, for /count
+COUNTS_LOCK = threading.Lock()
 BOMB_SEGMENT = 1 << 20
 BOMB_SEGMENTS = 2048  # 2 GiB inflated, a power of two (see crc32_of_zeros)
 
@@ -318,6 +328,13 @@ def headers_huge(connection, request):
     return answer(connection, 200, b"ok", [("X-Huge", "a" * size)])
 
 
+def headers_oversized(connection, request):
+    size = int(request.number("size", 400 * 1024))
+    field = 40 * 1024
+    fields = [(f"X-Oversized-{index:03d}", "a" * field) for index in range(max(1, size // field))]
+    return answer(connection, 200, b"ok", fields)
+
+
 def headers_many(connection, request):
     count = int(request.number("count", 10000))
     return answer(connection, 200, b"ok", [(f"X-Field-{index:05d}", "v") for index in range(count)])
@@ -369,6 +386,28 @@ def reuse_reset(connection, request):
     return answer(connection, 200, body, [("Content-Type", "application/json")])
 
 
+def reuse_close(connection, request):
+    # As /reuse/reset, with an orderly close: a server that crashed after reading, or a proxy ending an idle connection.
+    if connection.served > 0:
+        connection.close()
+        return False
+    body = json.dumps({"method": request.method, "received": request.received}).encode()
+    return answer(connection, 200, body, [("Content-Type", "application/json")])
+
+
+def endless(connection, request):
+    chunk = b"%x\r\n" % 65536 + b"a" * 65536 + b"\r\n"
+    connection.send(head(200, [("Transfer-Encoding", "chunked"), ("Content-Type", "application/octet-stream")]))
+    while True:
+        connection.send(chunk)
+
+
+def count(connection, request):
+    with COUNTS_LOCK:
+        number = COUNTS.get((request.query.get("path", ""), request.query.get("key")), 0)
+    return answer(connection, 200, json.dumps({"count": number}).encode(), [("Content-Type", "application/json")])
+
+
 # path → (route, whether the server reads the request body before calling it)
 ROUTES = {
     "/ok": (ok, True),
@@ -399,6 +438,10 @@ ROUTES = {
     "/redirect/cross-origin": (redirect_cross_origin, True),
     "/upload/early-413": (upload_early_413, False),
     "/reuse/reset": (reuse_reset, True),
+    "/reuse/close": (reuse_close, True),
+    "/headers/oversized": (headers_oversized, True),
+    "/endless": (endless, True),
+    "/count": (count, True),
 }
 
 
@@ -442,6 +485,11 @@ def serve(sock, port):
             print(f"{request.method} {request.path} (request {connection.served + 1} of its connection)", flush=True)
             if reads_body:
                 request.received = request.read_body()
+            # A request counts once it reached the server whole: a head whose body never came is not one.
+            if not reads_body or request.received == int(request.field("content-length") or request.received):
+                with COUNTS_LOCK:
+                    key = (request.path, request.query.get("key"))
+                    COUNTS[key] = COUNTS.get(key, 0) + 1
             if route is None:
                 keep = answer(connection, 404, b"no such route\n", [("Content-Type", "text/plain")])
             else:
