@@ -607,18 +607,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:786, "Downloads".
+/// README.md:791, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:787)
+  #sourceLocation(file:"README.md",line:792)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:797, "Streaming".
+/// README.md:802, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:798)
+  #sourceLocation(file:"README.md",line:803)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -629,9 +629,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:815, "The Malibu namespace".
+/// README.md:820, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:816)
+  #sourceLocation(file:"README.md",line:821)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -649,9 +649,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:837, "Gzip".
+/// README.md:842, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:838)
+  #sourceLocation(file:"README.md",line:843)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -663,9 +663,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:849, "Transfer options".
+/// README.md:854, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:850)
+  #sourceLocation(file:"README.md",line:855)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -679,9 +679,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:874, "Retries".
+/// README.md:879, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:875)
+  #sourceLocation(file:"README.md",line:880)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -697,9 +697,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:901, "HTTPS only, proxies and session configuration".
+/// README.md:906, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:902)
+  #sourceLocation(file:"README.md",line:907)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -716,9 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:944, "OpenAPI".
+/// README.md:949, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:948)
+  #sourceLocation(file:"README.md",line:953)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -738,8 +738,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:977, "Tracing".
-#sourceLocation(file:"README.md",line:981)
+// README.md:982, "Tracing".
+#sourceLocation(file:"README.md",line:986)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -747,8 +747,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1002, "Metrics".
-#sourceLocation(file:"README.md",line:1007)
+// README.md:1007, "Metrics".
+#sourceLocation(file:"README.md",line:1012)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -756,15 +756,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1022, "Graceful shutdown".
+/// README.md:1027, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1023)
+  #sourceLocation(file:"README.md",line:1028)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1030, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1036)
+// README.md:1035, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1041)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -777,9 +777,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1061, "Using single modules".
+/// README.md:1066, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1064)
+  #sourceLocation(file:"README.md",line:1069)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -788,9 +788,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1072, "Using single modules".
+/// README.md:1077, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1083)
+  #sourceLocation(file:"README.md",line:1088)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -810,9 +810,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1159, "Transports".
+/// README.md:1164, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1160)
+  #sourceLocation(file:"README.md",line:1165)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
