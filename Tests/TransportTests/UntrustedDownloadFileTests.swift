@@ -182,6 +182,33 @@ struct UntrustedDownloadFileTests {
     #expect(try Data(contentsOf: folder.destination) == Self.version1)
   }
 
+  /// The partial file is checked before the request and opened again to be appended to: a hard link swapped in
+  /// while the request was in flight fails the download with `untrustedFile`, the victim unchanged, and the next
+  /// download starts from the first byte.
+  @Test func aPartialFileReplacedDuringTheRequestIsNeverAppendedThrough() async throws {
+    let folder = try Folder()
+    try Self.version1.prefix(60_000).write(to: folder.partial)
+    try saveRecord(in: folder)
+    let victim = folder.url.appendingPathComponent("victim.txt")
+    try Data("victim".utf8).write(to: victim)
+    let swapping = SwappingTransport(
+      base: RangeServerTransport(content: Self.version1),
+      partial: folder.partial,
+      victim: victim
+    )
+    await #expect {
+      try await swapping.download(get(), to: folder.destination, resume: true)
+    } throws: {
+      guard let error = $0 as? DownloadError else { return false }
+      return error.code == .untrustedFile && error.message.contains("hard links")
+    }
+    #expect(try Data(contentsOf: victim) == Data("victim".utf8))
+    #expect(folder.names == ["victim.txt"])
+    let file = try await swapping.base.download(get(), to: folder.destination, resume: true)
+    #expect(!file.isResumed)
+    #expect(try Data(contentsOf: folder.destination) == Self.version1)
+  }
+
   // MARK: - A server that ignores If-Range
 
   /// Try 1 left version 1's first 60,000 bytes; the resource is now version 2, and the server answers the resumed
@@ -283,5 +310,18 @@ struct EndlessTransport: Transport {
       url: request.url,
       body: ResponseBody(chunks: chunks, expectedLength: nil)
     )
+  }
+}
+
+/// Forwards to `base`, but first replaces `partial` with a hard link to `victim`, as an attacker racing the request.
+struct SwappingTransport: Transport {
+  let base: RangeServerTransport
+  let partial: URL
+  let victim: URL
+
+  func send(_ request: HTTPRequest, body: RequestBody?, options: TransferOptions) async throws -> TransportResponse {
+    unlink(partial.path)
+    link(victim.path, partial.path)
+    return try await base.send(request, body: body, options: options)
   }
 }
