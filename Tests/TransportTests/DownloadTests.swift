@@ -417,6 +417,15 @@ struct DownloadDecisionTests {
       VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: nil, contentRange: same, appended: false),
       VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "W/\"v1\"", contentRange: same, appended: false),
       VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "\"V1\"", contentRange: same, appended: false),
+      // an entity tag sent without quotes (httpbin's `range102400`) is compared as recorded
+      VersionCase(validator: "range100000", recorded: 100_000, eTag: "range100000", contentRange: same, appended: true),
+      VersionCase(
+        validator: "range100000",
+        recorded: 100_000,
+        eTag: "range200000",
+        contentRange: same,
+        appended: false
+      ),
       // the same tag but another complete length
       VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "\"v1\"", contentRange: longer, appended: false),
       // a weak validator is never a match, even for the same weak tag

@@ -83,13 +83,12 @@ extension Download {
 
   /// Whether a `206` is of the version named by `validator`, the value sent in `If-Range`: a strong entity tag must
   /// equal the response's `ETag` exactly (a weak one never matches: RFC 9110, 8.8.3.2), a date the response's
-  /// `Last-Modified`. Without a validator sent, or without the matching field, nothing proves it is.
+  /// `Last-Modified`. Without a validator sent, or without the matching field, nothing proves it is. (An entity tag
+  /// a server sends without its quotes, as httpbin does, is compared with `ETag` as it was recorded from it.)
   static func isSameVersion(_ head: HTTPResponse, validator: String?) -> Bool {
     guard let validator, !validator.hasPrefix("W/") else { return false }
-    if validator.hasPrefix("\"") {
-      return head.headerFields[.eTag] == validator
-    }
-    return head.headerFields[.lastModified] == validator
+    if head.headerFields[.eTag] == validator { return true }
+    return !validator.hasPrefix("\"") && head.headerFields[.lastModified] == validator
   }
 
   /// The value to send in `If-Range` to continue a body of this response: its entity tag when strong, else its
