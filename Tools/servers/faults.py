@@ -47,7 +47,8 @@ Routes (query parameters in brackets, with their defaults):
                             Content-Range bytes N-199999/200000 and version 2 from N, whatever its If-Range; a later
                             request without Range gets version 2 whole (200, ETag "v2"). Version 1's byte i is
                             (i*31+7) mod 256, version 2's (i*17+3) mod 256
-  /download/endless         200, ETag "endless", a chunked body that never ends (64 KiB chunks until the client leaves)
+  /download/endless         200, ETag "endless", a chunked body that never ends: chunks of [size=65536] bytes every
+                            [interval=0] seconds, until the client leaves
   /reuse/reset              the first request of a connection: 200 JSON {"method", "received"} (keep-alive); any later
                             request on that connection: its body is read, then a reset without an answer
 """
@@ -404,9 +405,13 @@ def download_ignores_if_range(connection, request):
 
 def download_endless(connection, request):
     connection.send(head(200, [("Transfer-Encoding", "chunked"), ("ETag", '"endless"')]))
-    chunk = b"%x\r\n" % (64 * 1024) + b"e" * (64 * 1024) + b"\r\n"
+    size = int(request.number("size", 65536))
+    interval = request.number("interval", 0)
+    chunk = b"%x\r\n" % size + b"e" * size + b"\r\n"
     while True:
         connection.send(chunk)  # raises once the client has gone
+        if interval:
+            time.sleep(interval)
 
 
 # path → (route, whether the server reads the request body before calling it)
