@@ -218,6 +218,30 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: partial.path))
   }
 
+  /// `--max-download-size`: a body that never ends (the fault server's `/download/endless`) stops at the limit with
+  /// one line and exit status 1, leaving no file; a body within the limit is written; a size that is not one is a
+  /// usage error.
+  @Test func aDownloadStopsAtTheMaximumSize() async throws {
+    defer { sandbox.remove() }
+    let endless = try await Servers.faults("/download/endless").absoluteString
+    let stopped = try await sandbox.run(["-d", "--max-download-size", "256K", "-o", "endless.bin", endless])
+    #expect(stopped.status == 1, "\(stopped)")
+    #expect(stopped.stderr.contains("download failed (bodyTooLarge)"), "\(stopped)")
+    #expect(stopped.stderr.contains("262144"), "\(stopped)")
+    #expect(!FileManager.default.fileExists(atPath: sandbox.work.appendingPathComponent("endless.bin").path))
+
+    let fits = try await sandbox.run([
+      "-d", "--max-download-size", "1K", "-o", "fits.bin", try await url("/bytes/1024"),
+    ])
+    #expect(fits.status == 0, "\(fits)")
+    let size = try FileManager.default.attributesOfItem(atPath: sandbox.work.appendingPathComponent("fits.bin").path)
+    #expect(size[.size] as? Int == 1024)
+
+    let bad = try await sandbox.run(["-d", "--max-download-size", "lots", try await url("/bytes/1024")])
+    #expect(bad.status == 1, "\(bad)")
+    #expect(bad.stderr.contains("--max-download-size: 'lots' is not a size"), "\(bad)")
+  }
+
   @Test func downloadNamesTheFileFromTheURL() async throws {
     defer { sandbox.remove() }
     let first = try await sandbox.run(["--download", try await url("/bytes/1024")])

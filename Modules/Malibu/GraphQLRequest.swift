@@ -2,6 +2,7 @@ public import Foundation
 public import HTTPTypes
 public import MalibuCore
 import MalibuSerialization
+import MalibuTransport
 
 /// A GraphQL query or mutation, sent as a ``TypedRequest``: `POST` of `{"query", "variables", "operationName"}` as
 /// JSON to ``TypedRequest/path`` (`graphql` by default), its `data` decoded into ``TypedRequest/RawResource``.
@@ -123,6 +124,8 @@ public struct GraphQLQuery: Sendable, ExpressibleByStringLiteral {
   private enum Source: Sendable {
     case text(String)
     case file(URL?, name: String, place: String)
+    case directoryFile(URL, name: String, place: String)
+    case outside(name: String, place: String)
   }
 
   private let source: Source
@@ -163,14 +166,54 @@ public struct GraphQLQuery: Sendable, ExpressibleByStringLiteral {
   }
 
   /// A `.graphql` file in a directory (`name` with or without its extension).
+  ///
+  /// The file must stay inside `directory`: a name that is absolute or has a `..` component, or whose path leads
+  /// outside the directory through a symbolic link, fails ``text()`` without reading anything; the file itself is read
+  /// only when it is a regular file (never a FIFO, which would block).
   /// - Parameters:
   ///   - name: The file name.
   ///   - directory: The directory.
   /// - Returns: The query; the file is read when the request is sent.
   public static func file(_ name: String, in directory: URL) -> GraphQLQuery {
     let file = fileName(name)
-    return GraphQLQuery(
-      .file(directory.appendingPathComponent(file), name: file, place: "the directory \(directory.path)")
+    let place = "the directory \(directory.path)"
+    guard !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
+      return GraphQLQuery(.outside(name: file, place: place))
+    }
+    return GraphQLQuery(.directoryFile(directory, name: file, place: place))
+  }
+
+  /// The largest query file read.
+  static let maximumFileSize = 1 << 20
+
+  /// The text of `name` in `directory`, when its real path (links resolved) is inside the directory's.
+  private static func read(_ name: String, in directory: URL, place: String) throws(NetworkError) -> String {
+    let base = directory.standardizedFileURL.resolvingSymlinksInPath().path
+    let resolved = directory.appendingPathComponent(name).standardizedFileURL.resolvingSymlinksInPath()
+    guard resolved.path.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+      throw outside(name, place)
+    }
+    do {
+      let (data, _) = try UntrustedFile.read(resolved, limit: maximumFileSize)
+      guard let text = String(data: data, encoding: .utf8) else {
+        throw NetworkError(code: .encodingFailed, message: "the GraphQL query file '\(name)' is not UTF-8 text")
+      }
+      return text
+    } catch let error as NetworkError {
+      throw error
+    } catch {
+      throw NetworkError(
+        code: .encodingFailed,
+        message: "the GraphQL query file '\(name)' could not be read from \(place)",
+        underlyingError: error
+      )
+    }
+  }
+
+  private static func outside(_ name: String, _ place: String) -> NetworkError {
+    NetworkError(
+      code: .encodingFailed,
+      message: "the GraphQL query file '\(name)' is outside \(place); it is not read"
     )
   }
 
@@ -180,11 +223,16 @@ public struct GraphQLQuery: Sendable, ExpressibleByStringLiteral {
 
   /// The document's text.
   /// - Returns: The text.
-  /// - Throws: `NetworkError` code `encodingFailed` when the file is missing or cannot be read as UTF-8.
+  /// - Throws: `NetworkError` code `encodingFailed` when the file is missing, outside its directory, not a regular
+  ///   file, or cannot be read as UTF-8.
   public func text() throws(NetworkError) -> String {
     switch source {
     case .text(let text):
       return text
+    case .outside(let name, let place):
+      throw Self.outside(name, place)
+    case .directoryFile(let directory, let name, let place):
+      return try Self.read(name, in: directory, place: place)
     case .file(let url, let name, let place):
       guard let url else {
         throw NetworkError(code: .encodingFailed, message: "the GraphQL query file '\(name)' is not in \(place)")

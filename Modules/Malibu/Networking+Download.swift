@@ -22,16 +22,23 @@ extension Networking {
   /// (of the promise, its task, or ``cancelAllRequests()``) leaves the destination as it was. With `resume`, a
   /// partial file is kept after a failure and continued with `Range` / `If-Range`; a changed resource starts again
   /// from its first byte. The rules, content codings included, are those of
-  /// `Transport.download(_:options:to:resume:)`; the range fields are set after ``preProcessRequest``.
+  /// `Transport.download(_:options:to:resume:maxBytes:)`; the range fields are set after ``preProcessRequest``.
   /// - Parameters:
   ///   - endpoint: The endpoint.
   ///   - destination: Where the file goes; its directory must exist.
   ///   - resume: Whether to continue a partial file left by an earlier download, and keep one after a failure.
+  ///   - maxBytes: The largest file written, in bytes (a resumed partial file's bytes counted), or `nil` (the
+  ///     default) for no limit; past it the download fails with `DownloadError.Code.bodyTooLarge`.
   /// - Returns: The promise of the downloaded file; rejected with a `NetworkError`: code `unacceptableStatusCode`
   ///   (with the response head, no body) for a status that is not a file, `cancelled`, or `transportFailed` with the
   ///   `TransportError` or `DownloadError` as its underlying error.
   @discardableResult
-  public func download(_ endpoint: R, to destination: URL, resume: Bool = false) -> Promise<DownloadedFile> {
+  public func download(
+    _ endpoint: R,
+    to destination: URL,
+    resume: Bool = false,
+    maxBytes: Int64? = nil
+  ) -> Promise<DownloadedFile> {
     let promise = Promise<DownloadedFile>()
     guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
     let ticket = limiter.reserve()
@@ -44,7 +51,7 @@ extension Networking {
         defer { limiter.release() }
         let (request, base) = try uncachedRequest(for: endpoint)
         source = request
-        let file = try await Download.run(to: destination, resume: resume) { adjust in
+        let file = try await Download.run(to: destination, resume: resume, maxBytes: maxBytes) { adjust in
           try await open(request, of: endpoint, through: base, storingOffline: false) { head in
             adjust(&head)
             sent = head

@@ -1,4 +1,5 @@
 import Foundation
+import MalibuTransport
 
 #if canImport(Glibc)
 import Glibc
@@ -129,42 +130,26 @@ enum DurableFile {
     return names
   }
 
-  /// Reads a regular file without following a symbolic link, refusing anything larger than `limit`, and returns
-  /// its bytes with the stamp of the file that was read.
+  /// Reads a regular file without following a symbolic link or blocking on a FIFO (``UntrustedFile``), refusing
+  /// anything larger than `limit`, and returns its bytes with the stamp of the file that was read.
   static func readRegularFile(_ file: URL, limit: Int) throws(StorageError) -> (Data, FileStamp) {
-    // O_NONBLOCK so that a FIFO planted in the directory cannot block the open.
-    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else { throw failure("open", file, errno) }
-    defer { close(descriptor) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0 else { throw failure("stat", file, errno) }
-    guard status.st_mode & S_IFMT == S_IFREG else {
-      throw StorageError(code: .corruptEntry, message: "\(file.lastPathComponent) is not a regular file")
-    }
-    guard status.st_size <= limit else {
-      throw StorageError(
-        code: .corruptEntry,
-        message: "\(file.lastPathComponent) is larger than an entry can be (\(status.st_size) bytes, limit \(limit))"
-      )
-    }
-    var data = Data(count: Int(status.st_size))
-    var filled = 0
-    let readErrno = data.withUnsafeMutableBytes { raw -> Int32 in
-      guard let base = raw.baseAddress else { return 0 }
-      while filled < raw.count {
-        let count = systemRead(descriptor, base + filled, raw.count - filled)
-        if count < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        if count == 0 { break }
-        filled += count
+    do {
+      let (data, status) = try UntrustedFile.read(file, limit: limit)
+      return (data, FileStamp(status))
+    } catch {
+      switch error.reason {
+      case .notRegularFile, .severalLinks:
+        throw StorageError(code: .corruptEntry, message: "\(file.lastPathComponent) is not a regular file")
+      case .tooLarge(let size, let limit):
+        throw StorageError(
+          code: .corruptEntry,
+          message: "\(file.lastPathComponent) is larger than an entry can be (\(size) bytes, limit \(limit))"
+        )
+      case .missing: throw failure("open", file, ENOENT)
+      case .symbolicLink: throw failure("open", file, ELOOP)
+      case .system(let code): throw failure("read", file, code)
       }
-      return 0
     }
-    guard readErrno == 0 else { throw failure("read", file, readErrno) }
-    data.removeSubrange(filled...)
-    return (data, FileStamp(status))
   }
 
   /// Closes a file descriptor (for code where `close` names something else).

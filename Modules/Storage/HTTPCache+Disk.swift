@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MalibuTransport
 
 /// The on-disk form of a cached response: one JSON file per entry, named after the SHA-256 of its key. The key holds
 /// credentials only as a salted digest, and `Set-Cookie` is never among the stored fields, so no secret is written.
@@ -63,7 +64,9 @@ extension HTTPCache {
   /// with the old salt and could never be found again.
   static func loadSalt(in directory: URL) -> [UInt8] {
     let file = directory.appendingPathComponent(saltFileName)
-    if let data = try? Data(contentsOf: file), data.count == 32 { return Array(data) }
+    // Untrusted: a link is not followed and a FIFO not waited on; either is replaced by a new salt (the write
+    // renames over the name, so it never writes through a link either).
+    if let (data, _) = try? UntrustedFile.read(file, limit: 32), data.count == 32 { return Array(data) }
     let salt = randomSalt()
     try? DurableFile.createDirectory(directory)
     try? DurableFile.write(Data(salt), to: file)
@@ -74,7 +77,7 @@ extension HTTPCache {
     return salt
   }
 
-  /// Reads every record in `directory`, oldest first. A record that cannot be read, is larger than any this cache
+  /// Reads every record in `directory`, oldest first. A record that cannot be read (a link or a FIFO among them), is larger than any this cache
   /// writes, or holds impossible values is deleted: cached data is disposable, and its request goes to the network.
   static func loadRecords(from directory: URL, maxBodyBytes: Int) -> [(String, CachedResponse)] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -88,8 +91,8 @@ extension HTTPCache {
         continue
       }
       guard name.hasSuffix(".json") else { continue }
-      let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue
-      guard let size, size <= largestFile, let data = try? Data(contentsOf: file),
+      // Untrusted: no link followed, no FIFO waited on, nothing larger than the cache writes read.
+      guard let (data, _) = try? UntrustedFile.read(file, limit: largestFile),
         let record = try? JSONDecoder().decode(CacheRecord.self, from: data),
         CacheRecord.fileName(forKey: record.key) == name,
         let response = record.response

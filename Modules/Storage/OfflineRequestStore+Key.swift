@@ -1,4 +1,5 @@
 import Foundation
+import MalibuTransport
 
 #if canImport(Glibc)
 import Glibc
@@ -40,22 +41,18 @@ extension OfflineRequestStore {
 
   /// The key, `nil` when there is no key file, or why the file present is not a key to trust.
   private func readKey(_ file: URL) -> Result<[UInt8]?, StorageError> {
-    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      let code = errno
-      if code == ENOENT { return .success(nil) }
+    let descriptor: Int32
+    let status: stat
+    do {
+      (descriptor, status) = try UntrustedFile.open(file)
+    } catch {
+      if error.reason == .missing { return .success(nil) }
       return .failure(
-        StorageError(
-          code: .untrustedEntry,
-          message: "the store key file cannot be opened (\(String(cString: strerror(code))))"
-        )
+        StorageError(code: .untrustedEntry, message: "the store key file cannot be used: \(error)")
       )
     }
     defer { DurableFile.closeDescriptor(descriptor) }  // `close` alone is the store's own method here
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
-      status.st_mode & 0o077 == 0, status.st_size == Self.keyLength
-    else {
+    guard status.st_uid == geteuid(), status.st_mode & 0o077 == 0, status.st_size == Self.keyLength else {
       return .failure(
         StorageError(
           code: .untrustedEntry,

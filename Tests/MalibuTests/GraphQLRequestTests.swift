@@ -4,6 +4,14 @@ import Testing
 
 @testable import Malibu
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// GraphQL requests through `Networking`, on MockTransport: the body sent, `data` decoded, `errors` as a typed error.
 @Suite("GraphQL requests")
 struct GraphQLRequestTests {
@@ -100,6 +108,49 @@ struct GraphQLRequestTests {
     #expect(transport.recordedRequests.isEmpty)
     #expect(heard.value == [.encodingFailed, .encodingFailed])
     #expect(try await networking.send(PostTitles()).count == 2)
+  }
+
+  /// A query file name that leaves its directory — a `..` component, an absolute path, or a symbolic link in the
+  /// directory that resolves outside it — fails with `encodingFailed` before the file is read or anything is sent;
+  /// a FIFO in the directory fails at once instead of blocking. A file inside (through a link that stays inside,
+  /// too) is still read, and the networking then serves a good request.
+  @Test func aQueryFileOutsideItsDirectoryIsNeverRead() async throws {
+    let (networking, transport) = makeNetworking()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("graphql-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let directory = root.appendingPathComponent("queries")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let secret = root.appendingPathComponent("outside.json")
+    try Data("query Secret { token }".utf8).write(to: secret)
+    try FileManager.default.createSymbolicLink(
+      at: directory.appendingPathComponent("escape.graphql"),
+      withDestinationURL: secret
+    )
+    try Data("{ posts { id title } }".utf8).write(to: directory.appendingPathComponent("inside.graphql"))
+    try FileManager.default.createSymbolicLink(
+      at: directory.appendingPathComponent("alias.graphql"),
+      withDestinationURL: directory.appendingPathComponent("inside.graphql")
+    )
+    #expect(mkfifo(directory.appendingPathComponent("fifo.graphql").path, 0o600) == 0)
+
+    for name in ["../outside.json", "sub/../../outside.json", secret.path, "escape"] {
+      let error = try #require(
+        await networkError(networking.request(typed: AllPosts(query: .file(name, in: directory)))),
+        "\(name)"
+      )
+      #expect(error.code == .encodingFailed, "\(name)")
+      #expect(error.message.contains("is outside the directory"), "\(name): \(error.message)")
+    }
+    let fifo = try #require(
+      await networkError(networking.request(typed: AllPosts(query: .file("fifo", in: directory))))
+    )
+    #expect(fifo.code == .encodingFailed)
+    #expect("\(fifo.underlyingError.map { "\($0)" } ?? "")".contains("not a regular file"))
+    #expect(transport.recordedRequests.isEmpty)
+
+    _ = try await networking.send(AllPosts(query: .file("inside", in: directory)))
+    _ = try await networking.send(AllPosts(query: .file("alias", in: directory)))
+    #expect(transport.recordedRequests.count == 2)
   }
 
   /// An `errors` reply: every message and path, the partial data reachable; at a 4xx status too.

@@ -607,18 +607,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:789, "Downloads".
+/// README.md:794, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:790)
+  #sourceLocation(file:"README.md",line:795)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:800, "Streaming".
+/// README.md:805, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:801)
+  #sourceLocation(file:"README.md",line:806)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -629,9 +629,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:818, "The Malibu namespace".
+/// README.md:823, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:819)
+  #sourceLocation(file:"README.md",line:824)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -649,9 +649,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:840, "Gzip".
+/// README.md:845, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:841)
+  #sourceLocation(file:"README.md",line:846)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -663,9 +663,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:852, "Transfer options".
+/// README.md:857, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:853)
+  #sourceLocation(file:"README.md",line:858)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -679,9 +679,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:884, "Retries".
+/// README.md:889, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:885)
+  #sourceLocation(file:"README.md",line:890)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -697,9 +697,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:920, "HTTPS only, proxies and session configuration".
+/// README.md:925, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:921)
+  #sourceLocation(file:"README.md",line:926)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -716,9 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:963, "OpenAPI".
+/// README.md:968, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:967)
+  #sourceLocation(file:"README.md",line:972)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -738,8 +738,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:996, "Tracing".
-#sourceLocation(file:"README.md",line:1000)
+// README.md:1001, "Tracing".
+#sourceLocation(file:"README.md",line:1005)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -747,8 +747,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1021, "Metrics".
-#sourceLocation(file:"README.md",line:1026)
+// README.md:1026, "Metrics".
+#sourceLocation(file:"README.md",line:1031)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -756,15 +756,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1041, "Graceful shutdown".
+/// README.md:1046, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1042)
+  #sourceLocation(file:"README.md",line:1047)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1049, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1055)
+// README.md:1054, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1060)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -777,9 +777,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1080, "Using single modules".
+/// README.md:1085, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1083)
+  #sourceLocation(file:"README.md",line:1088)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -788,9 +788,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1091, "Using single modules".
+/// README.md:1096, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1102)
+  #sourceLocation(file:"README.md",line:1107)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -810,9 +810,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1178, "Transports".
+/// README.md:1183, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1179)
+  #sourceLocation(file:"README.md",line:1184)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -369,7 +369,7 @@ struct DownloadDecisionTests {
   @Test(arguments: [
     (200, [:], 0, Download.Decision.writeWhole),
     (200, [:], 10, .writeWhole),
-    (206, ["Content-Range": "bytes 10-19/20"], 10, .append(expectedLength: 10)),
+    (206, ["Content-Range": "bytes 10-19/20", "ETag": "\"a\""], 10, .append(expectedLength: 10)),
     (416, ["Content-Range": "bytes */10"], 10, .complete),
     (416, ["Content-Range": "bytes */30"], 10, .restart),
     (416, [:], 10, .restart),
@@ -377,12 +377,86 @@ struct DownloadDecisionTests {
   func decisions(_ status: Int, _ fields: [String: String], _ offset: Int64, _ expected: Download.Decision) {
     var head = HTTPResponse(status: .init(code: status))
     for (name, value) in fields { head.headerFields[HTTPField.Name(name)!] = value }
-    #expect(Download.decide(head, offset: offset) == expected)
+    #expect(Download.decide(head, offset: offset, validator: "\"a\"", length: nil) == expected)
+  }
+
+  /// One `206` to `Range: bytes=50000-` sent with `If-Range: validator` for a partial file of a resource of
+  /// `recorded` bytes.
+  struct VersionCase: Sendable, CustomTestStringConvertible {
+    var validator: String
+    var recorded: Int64?
+    var eTag: String?
+    var lastModified: String?
+    var contentRange: String
+    var appended: Bool
+
+    var testDescription: String {
+      "sent \(validator) (\(recorded.map(String.init) ?? "?") B), got ETag \(eTag ?? "-"), Last-Modified "
+        + "\(lastModified ?? "-"), \(contentRange)"
+    }
+
+    static let date = "Wed, 21 Oct 2015 07:28:00 GMT"
+    static let otherDate = "Thu, 22 Oct 2015 07:28:00 GMT"
+    static let same = "bytes 50000-99999/100000"
+    static let longer = "bytes 50000-199999/200000"
+
+    static let all: [VersionCase] = [
+      // a matching strong entity tag, with and without lengths known
+      VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "\"v1\"", contentRange: same, appended: true),
+      VersionCase(validator: "\"v1\"", recorded: nil, eTag: "\"v1\"", contentRange: same, appended: true),
+      VersionCase(
+        validator: "\"v1\"",
+        recorded: 100_000,
+        eTag: "\"v1\"",
+        contentRange: "bytes 50000-99999/*",
+        appended: true
+      ),
+      // the server ignored If-Range: another entity tag, or none at all, or a weak or differently cased one
+      VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "\"v2\"", contentRange: longer, appended: false),
+      VersionCase(validator: "\"v1\"", recorded: nil, eTag: "\"v2\"", contentRange: longer, appended: false),
+      VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: nil, contentRange: same, appended: false),
+      VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "W/\"v1\"", contentRange: same, appended: false),
+      VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "\"V1\"", contentRange: same, appended: false),
+      // an entity tag sent without quotes (httpbin's `range102400`) is compared as recorded
+      VersionCase(validator: "range100000", recorded: 100_000, eTag: "range100000", contentRange: same, appended: true),
+      VersionCase(
+        validator: "range100000",
+        recorded: 100_000,
+        eTag: "range200000",
+        contentRange: same,
+        appended: false
+      ),
+      // the same tag but another complete length
+      VersionCase(validator: "\"v1\"", recorded: 100_000, eTag: "\"v1\"", contentRange: longer, appended: false),
+      // a weak validator is never a match, even for the same weak tag
+      VersionCase(validator: "W/\"v1\"", recorded: 100_000, eTag: "W/\"v1\"", contentRange: same, appended: false),
+      // Last-Modified sent: the 206's Last-Modified must be that date
+      VersionCase(validator: date, recorded: 100_000, lastModified: date, contentRange: same, appended: true),
+      VersionCase(validator: date, recorded: 100_000, lastModified: otherDate, contentRange: same, appended: false),
+      VersionCase(validator: date, recorded: 100_000, contentRange: same, appended: false),
+      VersionCase(validator: date, recorded: 100_000, eTag: "\"v1\"", contentRange: same, appended: false),
+      VersionCase(validator: date, recorded: 100_000, lastModified: date, contentRange: longer, appended: false),
+    ]
+  }
+
+  /// A `206` is appended only when it is of the version the partial file holds (RFC 9110, 13.1.5 and 15.3.7.3);
+  /// otherwise the partial file is thrown away and the download restarts: never a splice.
+  @Test(arguments: VersionCase.all)
+  func aPartialResponseIsAppendedOnlyWhenItIsOfTheSameVersion(_ test: VersionCase) throws {
+    var head = HTTPResponse(status: .partialContent)
+    head.headerFields[.contentRange] = test.contentRange
+    if let eTag = test.eTag { head.headerFields[.eTag] = eTag }
+    if let lastModified = test.lastModified { head.headerFields[.lastModified] = lastModified }
+    let decision = Download.decide(head, offset: 50_000, validator: test.validator, length: test.recorded)
+    let range = try #require(ContentRange(test.contentRange)?.range)
+    let expected: Download.Decision = test.appended ? .append(expectedLength: Int64(range.count)) : .restart
+    #expect(decision == expected)
   }
 
   @Test(arguments: [(206, 0), (416, 0), (404, 0), (500, 10), (304, 10)])
   func failures(_ status: Int, _ offset: Int64) {
-    guard case .fail = Download.decide(HTTPResponse(status: .init(code: status)), offset: offset) else {
+    let head = HTTPResponse(status: .init(code: status))
+    guard case .fail = Download.decide(head, offset: offset, validator: "\"a\"", length: nil) else {
       Issue.record("\(status) at \(offset) was not refused")
       return
     }

@@ -41,13 +41,21 @@ Routes (query parameters in brackets, with their defaults):
   /upload/early-413         reads the request head only, answers 413 and closes; with `Expect: 100-continue` it
                             never sends 100. The connection is half-closed and the unread body drained before the
                             close, so the 413 is not lost to a reset
+  /download/ignores-if-range  a resource that changes and a server that ignores If-Range, per [key]: the first
+                            request without Range gets 200, ETag "v1", Content-Length 100000 and 50000 bytes of
+                            version 1, then a FIN; a request with Range gets 206, ETag "v2",
+                            Content-Range bytes N-199999/200000 and version 2 from N, whatever its If-Range; a later
+                            request without Range gets version 2 whole (200, ETag "v2"). Version 1's byte i is
+                            (i*31+7) mod 256, version 2's (i*17+3) mod 256
+  /download/endless         200, ETag "endless", a chunked body that never ends: chunks of [size=65536] bytes every
+                            [interval=0] seconds, until the client leaves
   /reuse/reset              the first request of a connection: 200 JSON {"method", "received"} (keep-alive); any later
                             request on that connection: its body is read, then a reset without an answer
   /reuse/close              the first request of a connection: 200 JSON {"method", "received"} (keep-alive); any later
                             request on that connection: its body is read, then an orderly close (FIN) without an answer
   /headers/oversized        a head of about 400 KiB in all [size=409600]: 40 KiB fields, each under libcurl's 100 KiB
                             cap per field, together over its 300 KiB cap per head
-  /endless                  200 chunked, 64 KiB chunks of "a" without end (until the client leaves)
+  /endless                  the same as /download/endless
   /count                    200 JSON {"count": N}: how many requests to [path] with the query parameter [key] this
                             server has read whole so far, body included (every route counts them; a test picks a
                             fresh key)
@@ -395,17 +403,47 @@ def reuse_close(connection, request):
     return answer(connection, 200, body, [("Content-Type", "application/json")])
 
 
-def endless(connection, request):
-    chunk = b"%x\r\n" % 65536 + b"a" * 65536 + b"\r\n"
-    connection.send(head(200, [("Transfer-Encoding", "chunked"), ("Content-Type", "application/octet-stream")]))
-    while True:
-        connection.send(chunk)
-
-
 def count(connection, request):
     with COUNTS_LOCK:
         number = COUNTS.get((request.query.get("path", ""), request.query.get("key")), 0)
     return answer(connection, 200, json.dumps({"count": number}).encode(), [("Content-Type", "application/json")])
+
+
+DOWNLOAD_V1 = bytes((i * 31 + 7) & 0xFF for i in range(100_000))
+DOWNLOAD_V2 = bytes((i * 17 + 3) & 0xFF for i in range(200_000))
+download_requests = {}  # key → how many requests without Range it has had
+download_lock = threading.Lock()
+
+
+def download_ignores_if_range(connection, request):
+    key = request.query.get("key", "")
+    ranged = request.field("range")
+    if ranged is not None and ranged.startswith("bytes=") and ranged.endswith("-"):
+        start = int(ranged[len("bytes="):-1] or "0")
+        body = DOWNLOAD_V2[start:]
+        fields = [("ETag", '"v2"'), ("Content-Range", f"bytes {start}-{len(DOWNLOAD_V2) - 1}/{len(DOWNLOAD_V2)}")]
+        connection.send(head(206, [("Content-Length", len(body)), *fields], reason="Partial Content") + body)
+        return True
+    with download_lock:
+        seen = download_requests.get(key, 0)
+        download_requests[key] = seen + 1
+    if seen == 0:
+        connection.send(head(200, [("Content-Length", len(DOWNLOAD_V1)), ("ETag", '"v1"')]) + DOWNLOAD_V1[:50_000])
+        time.sleep(0.05)
+        connection.close()
+        return False
+    return answer(connection, 200, DOWNLOAD_V2, [("ETag", '"v2"'), ("Content-Type", "application/octet-stream")])
+
+
+def download_endless(connection, request):
+    connection.send(head(200, [("Transfer-Encoding", "chunked"), ("ETag", '"endless"')]))
+    size = int(request.number("size", 65536))
+    interval = request.number("interval", 0)
+    chunk = b"%x\r\n" % size + b"e" * size + b"\r\n"
+    while True:
+        connection.send(chunk)  # raises once the client has gone
+        if interval:
+            time.sleep(interval)
 
 
 # path → (route, whether the server reads the request body before calling it)
@@ -440,8 +478,10 @@ ROUTES = {
     "/reuse/reset": (reuse_reset, True),
     "/reuse/close": (reuse_close, True),
     "/headers/oversized": (headers_oversized, True),
-    "/endless": (endless, True),
+    "/endless": (download_endless, True),
     "/count": (count, True),
+    "/download/ignores-if-range": (download_ignores_if_range, True),
+    "/download/endless": (download_endless, True),
 }
 
 

@@ -14,7 +14,7 @@ import Darwin
 /// the destination is either as it was or the whole new file. With resume on, the partial file and its
 /// ``ResumeRecord`` are kept after a failure and continued by the next download with `Range` and `If-Range`.
 ///
-/// Shared by `Transport.download(_:options:to:resume:)` and the facade, which hand it a `send` that runs their own
+/// Shared by `Transport.download(_:options:to:resume:maxBytes:)` and the facade, which hand it a `send` that runs their own
 /// path; `send` is given the changes the download makes to the request head (the range fields and
 /// `Accept-Encoding`) and applies them last, just before the transfer.
 package enum Download {
@@ -40,18 +40,25 @@ package enum Download {
     }
 
     /// The partial file's size and record when both are usable for `url`; otherwise removes what is there and
-    /// answers `nil`. A partial that is not a regular file (a link planted there, say) is removed, never followed.
+    /// answers `nil`. Both are opened with ``UntrustedFile``: a partial that is not a regular file with a single link
+    /// (a symbolic or hard link planted there, a FIFO) and a record that is not a regular file are removed (the name
+    /// only: `unlink` never reaches the file a link points to), never followed, written through or waited on.
     func resumable(for url: String) -> (offset: Int64, record: ResumeRecord)? {
       guard resumable else { return nil }
-      let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path)
-      guard let attributes else {
-        try? FileManager.default.removeItem(at: record)
+      let size: Int64
+      do {
+        let (descriptor, status) = try UntrustedFile.open(partial, forWriting: true)
+        close(descriptor)
+        size = Int64(status.st_size)
+      } catch {
+        if error.reason == .missing {
+          try? FileManager.default.removeItem(at: record)
+        } else {
+          discard()
+        }
         return nil
       }
-      let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-      guard attributes[.type] as? FileAttributeType == .typeRegular, size > 0,
-        let record = ResumeRecord.load(from: record, for: url), size <= (record.length ?? .max)
-      else {
+      guard size > 0, let record = ResumeRecord.load(from: record, for: url), size <= (record.length ?? .max) else {
         discard()
         return nil
       }
@@ -72,12 +79,14 @@ package enum Download {
   /// - Parameters:
   ///   - destination: Where the file goes.
   ///   - resume: Whether a partial file is continued and kept after a failure.
+  ///   - maxBytes: The largest file written, counting a resumed partial file's bytes; `nil` for no limit.
   ///   - send: Sends the request once, with the head changed by the closure it is given.
   /// - Returns: The downloaded file.
   /// - Throws: ``DownloadError``, or whatever `send` or reading the body throws.
   package static func run(
     to destination: URL,
     resume: Bool,
+    maxBytes: Int64? = nil,
     send: (_ adjust: (inout HTTPRequest) -> Void) async throws -> TransportResponse
   ) async throws -> DownloadedFile {
     let key = destination.standardizedFileURL.path
@@ -94,6 +103,7 @@ package enum Download {
     // A second request only after a 416 that did not confirm the partial file, which is then gone.
     while true {
       var offset: Int64 = 0
+      var sentRecord: ResumeRecord?
       var url = ""
       let response: TransportResponse
       do {
@@ -104,6 +114,7 @@ package enum Download {
           head.headerFields[.ifRange] = nil
           if lookForPartial, let (size, record) = files.resumable(for: url) {
             offset = size
+            sentRecord = record
             head.headerFields[.range] = "bytes=\(size)-"
             head.headerFields[.ifRange] = record.validator
           }
@@ -114,7 +125,11 @@ package enum Download {
         if !resume { files.discard() }
         throw error
       }
-      switch decide(response.head, offset: offset) {
+      var decision = decide(response.head, offset: offset, validator: sentRecord?.validator, length: sentRecord?.length)
+      if let maxBytes, let refusal = refusal(of: decision, response, offset: offset, maxBytes: maxBytes) {
+        decision = refusal
+      }
+      switch decision {
       case .restart:
         response.body.cancel()
         files.discard()
@@ -135,11 +150,40 @@ package enum Download {
         if discardPartial || !resume { files.discard() }
         throw DownloadError(code: code, message: message, response: response.head)
       case .writeWhole:
-        return try await write(response, to: files, url: url, appendingAt: nil)
+        return try await write(response, to: files, url: url, appendingAt: nil, maxBytes: maxBytes)
       case .append(let expectedLength):
-        return try await write(response, to: files, url: url, appendingAt: (offset, expectedLength))
+        return try await write(
+          response,
+          to: files,
+          url: url,
+          appendingAt: (offset, expectedLength),
+          maxBytes: maxBytes
+        )
       }
     }
+  }
+
+  /// The failure of a response whose announced size is already past `maxBytes` (the whole body's `Content-Length`, or
+  /// the complete length of a `206`'s `Content-Range`), decided before a byte of it is written; `nil` otherwise. The
+  /// partial file is kept as it is: it may be continued under a larger limit.
+  static func refusal(of decision: Decision, _ response: TransportResponse, offset: Int64, maxBytes: Int64) -> Decision?
+  {
+    let announced: Int64?
+    switch decision {
+    case .writeWhole:
+      announced = response.body.expectedLength.map(Int64.init)
+    case .append(let expectedLength):
+      let complete = response.head.headerFields[.contentRange].flatMap(ContentRange.init)?.length
+      announced = max(offset + expectedLength, complete ?? 0)
+    case .complete, .restart, .fail:
+      announced = nil
+    }
+    guard let announced, announced > maxBytes else { return nil }
+    return .fail(
+      .bodyTooLarge,
+      "the response announces \(announced) bytes, more than the download's limit of \(maxBytes)",
+      discardPartial: false
+    )
   }
 
   /// Streams the body into the partial file (from its start, or appended at an offset, when it must grow by an
@@ -148,22 +192,43 @@ package enum Download {
     _ response: TransportResponse,
     to files: Files,
     url: String,
-    appendingAt append: (offset: Int64, expectedLength: Int64)?
+    appendingAt append: (offset: Int64, expectedLength: Int64)?,
+    maxBytes: Int64?
   ) async throws -> DownloadedFile {
     var keepOnFailure = false
     do {
       let handle: FileHandle
       if let append {
-        handle = try FileHandle(forWritingTo: files.partial)
+        // Opened again as untrusted: what was checked before the request may have been replaced since.
+        let descriptor: Int32
+        do {
+          descriptor = try UntrustedFile.open(files.partial, forWriting: true).descriptor
+        } catch {
+          throw DownloadError(
+            code: .untrustedFile,
+            message: "the partial file was replaced during the request and is not continued: \(error)",
+            response: response.head
+          )
+        }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         try handle.truncate(atOffset: UInt64(append.offset))
+        try handle.seekToEnd()
         keepOnFailure = true
       } else {
         try? FileManager.default.removeItem(at: files.partial)  // never write through a link planted there
         try? FileManager.default.removeItem(at: files.record)
-        guard FileManager.default.createFile(atPath: files.partial.path, contents: nil) else {
-          throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: files.partial.path])
+        // O_EXCL | O_NOFOLLOW: a link planted after the removal fails the download instead of being written through.
+        let descriptor: Int32
+        do {
+          descriptor = try UntrustedFile.create(files.partial)
+        } catch {
+          throw DownloadError(
+            code: .fileSystem,
+            message: "the download could not be created beside \(files.destination.lastPathComponent): \(error)",
+            response: response.head
+          )
         }
-        handle = try FileHandle(forWritingTo: files.partial)
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         if files.resumable, let validator = validator(of: response.head) {
           let length = response.body.expectedLength.map(Int64.init)
           try ResumeRecord(url: url, validator: validator, length: length).save(to: files.record)
@@ -172,7 +237,15 @@ package enum Download {
       }
       defer { try? handle.close() }
       var written: Int64 = 0
+      let start = append?.offset ?? 0
       for try await chunk in response.body {
+        if let maxBytes, start + written + Int64(chunk.count) > maxBytes {
+          throw DownloadError(
+            code: .bodyTooLarge,
+            message: "the body went past the download's limit of \(maxBytes) bytes",
+            response: response.head
+          )
+        }
         try handle.write(contentsOf: chunk)
         written += Int64(chunk.count)
       }

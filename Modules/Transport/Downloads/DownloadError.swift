@@ -31,6 +31,14 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
     public static let lengthMismatch = Code("lengthMismatch")
     /// Another download in this process is writing to the same destination.
     public static let destinationBusy = Code("destinationBusy")
+    /// The body is larger than the download's `maxBytes` (counting the bytes of a resumed partial file): announced
+    /// so by its `Content-Length` or `Content-Range` (refused before a byte is written), or found so while it was
+    /// written (the transfer is stopped at the limit).
+    public static let bodyTooLarge = Code("bodyTooLarge")
+    /// The partial file to continue was replaced between the request and the first byte written by something that
+    /// is not a regular file with a single link (a symbolic or hard link, a FIFO): it is never written through, and
+    /// is removed. (Found before the request, such a file is removed and the download starts from the first byte.)
+    public static let untrustedFile = Code("untrustedFile")
     /// The file could not be created, written, or moved into place; the underlying error says why.
     public static let fileSystem = Code("fileSystem")
 

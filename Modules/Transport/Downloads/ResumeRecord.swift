@@ -4,9 +4,10 @@ import Foundation
 /// in its query, which has no business on disk), the validator that names the version of the resource its bytes
 /// belong to, and the resource's full length when known.
 ///
-/// The file is untrusted input (anyone who can write to the directory can change it): it is read only up to
-/// ``maximumSize`` bytes, and a record for another URL than the request's, whose validator is not a plain header
-/// value, or that cannot be decoded is treated as absent, so the download starts again from the first byte.
+/// The file is untrusted input (anyone who can write to the directory can change it): it is opened with
+/// ``UntrustedFile`` (no link followed, no FIFO waited on, only a regular file), read only up to ``maximumSize``
+/// bytes, and a record for another URL than the request's, whose validator is not a plain header
+/// value or is a weak entity tag, or that cannot be decoded is treated as absent, so the download starts again from the first byte.
 struct ResumeRecord: Codable, Equatable, Sendable {
   /// The format, so that a later one can be told apart.
   var version = 1
@@ -40,11 +41,11 @@ struct ResumeRecord: Codable, Equatable, Sendable {
 
   /// The record in `file` if it is one this code wrote for `url`, else `nil`.
   static func load(from file: URL, for url: String) -> ResumeRecord? {
-    guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
-    defer { try? handle.close() }
-    guard let data = try? handle.read(upToCount: maximumSize + 1), data.count <= maximumSize,
+    // Never a link followed nor a FIFO waited on: a FIFO planted here would hold the download before it starts.
+    guard let (data, _) = try? UntrustedFile.read(file, limit: maximumSize),
       let record = try? JSONDecoder().decode(ResumeRecord.self, from: data),
-      record.version == 1, record.resource == digest(of: url), isPlainValue(record.validator), (record.length ?? 0) >= 0
+      record.version == 1, record.resource == digest(of: url), isPlainValue(record.validator),
+      !record.validator.hasPrefix("W/"), (record.length ?? 0) >= 0
     else { return nil }
     return record
   }

@@ -65,6 +65,8 @@ struct Send: AsyncParsableCommand {
   var download = false
   @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download.")
   var resume = false
+  @Option(help: "The largest file a download writes: bytes, or with K, M or G (1024-based), e.g. 500M.")
+  var maxDownloadSize: String?
   @Option(name: [.short, .long], help: "The download's file.")
   var output: String?
   @Option(name: [.short, .long], help: "user:password, or a token with --auth-type bearer.")
@@ -109,6 +111,7 @@ struct Send: AsyncParsableCommand {
       options.checkStatus = checkStatus
       options.download = download
       options.resume = resume
+      if let maxDownloadSize { options.maxDownloadSize = try SurfOptions.byteCount(maxDownloadSize) }
       options.output = output
       options.auth = auth
       options.authType = authType

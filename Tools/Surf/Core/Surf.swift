@@ -29,6 +29,8 @@ public struct SurfOptions: Sendable {
   public var download = false
   /// `--continue`.
   public var resume = false
+  /// `--max-download-size`, in bytes: the largest file a download writes, or `nil` for no limit.
+  public var maxDownloadSize: Int64?
   /// `--output`.
   public var output: String?
   /// `--auth`.
@@ -62,6 +64,30 @@ public struct SurfOptions: Sendable {
 
   /// The defaults.
   public init() {}
+
+  /// A size as `--max-download-size` takes it: a whole number of bytes, or followed by `K`, `M`, `G` or `T` (powers of
+  /// 1024, case-insensitive, an optional `B` or `iB` after them): `1048576`, `500K`, `10M`, `2GiB`.
+  /// - Parameter text: The size.
+  /// - Returns: The size in bytes.
+  /// - Throws: A usage ``SurfError`` for anything else, zero, or a size past `Int64`.
+  public static func byteCount(_ text: String) throws(SurfError) -> Int64 {
+    var digits = Substring(text.trimmingCharacters(in: .whitespaces).uppercased())
+    for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
+      digits = digits.dropLast(suffix.count)
+      break
+    }
+    var shift: Int64 = 0
+    if let last = digits.last, let power = ["K": 10, "M": 20, "G": 30, "T": 40][String(last)] {
+      shift = Int64(power)
+      digits = digits.dropLast()
+    }
+    guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+      let number = Int64(digits), number > 0, number <= Int64.max >> shift
+    else {
+      throw SurfError.usage("--max-download-size: '\(text)' is not a size such as 1048576, 500K, 10M or 2G")
+    }
+    return number << shift
+  }
 }
 
 /// Runs `surf` commands on Malibu's `Networking`.
@@ -306,7 +332,12 @@ public struct Surf: Sendable {
     let start = ContinuousClock.now
     let file: DownloadedFile
     do {
-      file = try await networking.download(endpoint, to: destination, resume: options.resume).value
+      file = try await networking.download(
+        endpoint,
+        to: destination,
+        resume: options.resume,
+        maxBytes: options.maxDownloadSize
+      ).value
       bar?.finish()
     } catch let error as NetworkError where error.code == .unacceptableStatusCode && error.response != nil {
       // A status that is not a file: nothing was written. --check-status gives it HTTPie's exit status.
