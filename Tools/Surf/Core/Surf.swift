@@ -177,7 +177,7 @@ public struct Surf: Sendable {
         status = .error
       }
     }
-    let left = (try? offlineStore.all().count) ?? 0
+    let left = (try? networking.offlineStore.all().count) ?? 0
     console.error("surf: \(outcomes.count) replayed, \(left) still stored\n")
     return status
   }
