@@ -144,6 +144,30 @@ struct ConnectionPolicyScenarioTests {
     #expect(try await Backend.curl.exchange(Servers.httpbin("/get"), options: options).status == 200)
   }
 
+  /// A pooled connection is checked too (curl: in the pre-request callback, by the address it is connected to): a
+  /// kept-alive connection to the fault server, then a request there under "public internet only" is refused with
+  /// nothing sent on it, and a policy that allows is asked once per connection, not once more for the same one.
+  @Test(arguments: Backend.allCases)
+  func aPooledConnectionIsCheckedBeforeTheRequestIsSentOnIt(_ backend: Backend) async throws {
+    let key = UUID().uuidString
+    #expect(try await backend.exchange(Servers.faults("/ok"), options: Self.options).status == 200)
+    var options = Self.options
+    options.connectionPolicy = .publicInternetOnly
+    await expectTransportError(.addressNotAllowed) {
+      try await backend.exchange(Servers.faults("/ok?key=\(key)"), options: options)
+    }
+    let counted = try await backend.exchange(Servers.faults("/count?path=/ok&key=\(key)"), options: Self.options)
+    #expect(try counted.json()["count"] as? Int == 0, "the refused request reached the server")
+
+    let asked = Locked(0)
+    options.connectionPolicy = ConnectionPolicy(name: "counting") { _ in
+      asked.withLock { $0 += 1 }
+      return true
+    }
+    #expect(try await backend.exchange(Servers.faults("/ok?key=\(key)"), options: options).status == 200)
+    #expect(asked.withLock { $0 } == 1, "the policy is asked once for one request")
+  }
+
   /// The default follows redirects between loopback servers as before.
   @Test(arguments: Backend.allCases)
   func theDefaultFollowsRedirectsToPrivateServers(_ backend: Backend) async throws {

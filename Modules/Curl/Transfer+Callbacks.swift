@@ -34,11 +34,16 @@ extension Transfer {
     }
   }
 
-  /// libcurl is about to send the hop's request on a connection (its pre-request callback, set for requests that are
-  /// not idempotent): the second time in one hop, it would send it again after a connection died, which
-  /// ``StateMachine/sendingRequest(method:)`` refuses for such a method.
-  func sendingRequest() -> Int32 {
-    machine.sendingRequest(method: request.method) == .proceed ? CCurl_PREREQFUNC_OK : CCurl_PREREQFUNC_ABORT
+  /// libcurl is about to send the hop's request on the connection at `primaryIP` (its pre-request callback): a pooled
+  /// connection the connection policy refuses ends the hop before anything is sent on it; the second send in one
+  /// hop, after a connection died, is refused for a method that is not idempotent
+  /// (``StateMachine/sendingRequest(method:)``).
+  func sendingRequest(to primaryIP: UnsafePointer<CChar>?) -> Int32 {
+    if let refusal = refusalOfConnection(to: primaryIP) {
+      machine.refuse(refusal)
+      return CCurl_PREREQFUNC_ABORT
+    }
+    return machine.sendingRequest(method: request.method) == .proceed ? CCurl_PREREQFUNC_OK : CCurl_PREREQFUNC_ABORT
   }
 
   /// libcurl must send the body again from the start (a connection that died before the response, say).

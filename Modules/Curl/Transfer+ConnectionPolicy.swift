@@ -11,12 +11,11 @@ import Darwin
 #endif
 
 extension Transfer {
-  /// Puts every socket of this hop through the connection policy (`CURLOPT_OPENSOCKETFUNCTION`), and asks for a fresh
-  /// connection when the policy checks this hop: a pooled connection is not opened again, so its address would go
-  /// unchecked. Under a policy that checks first requests, every hop is fresh (the pool may hold connections opened
-  /// under another policy); under one that checks only redirects, a redirect within the origin keeps the connection
-  /// the hop before used (its address is the origin's), and one that leaves it is fresh. Set on every hop, so that a
-  /// pooled handle never calls back into a transfer that has ended.
+  /// Puts every socket of this hop through the connection policy (`CURLOPT_OPENSOCKETFUNCTION`): a new connection is
+  /// checked before it connects. A pooled connection is not opened again: its address is checked in the pre-request
+  /// callback instead (``refusalOfConnection(to:)``), before the request is sent on it, so pooled connections stay
+  /// in use under every policy. Set on every hop, so that a pooled handle never calls back into a transfer that has
+  /// ended.
   ///
   /// Through a proxy, the sockets go to the proxy, which resolves the target's name: a target given as an address
   /// literal (in any spelling) is checked here, before the hop starts.
@@ -27,11 +26,11 @@ extension Transfer {
       return transfer.openSocket(purpose: purpose, address: address!)
     }
     CCurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+    addressAllowedAtOpen = nil
     let policy = job.options.connectionPolicy
-    let checked = policy.checks(redirectsFollowed: machine.redirectsFollowed)
-    let fresh = checked && (policy.checksFirstRequests || hopLeftOrigin)
-    CCurl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, fresh ? 1 : 0)
-    if checked, job.options.proxy != .direct, let literal = AddressResolver.literal(Self.host(of: url)) {
+    if policy.checks(redirectsFollowed: machine.redirectsFollowed), job.options.proxy != .direct,
+      let literal = AddressResolver.literal(Self.host(of: url))
+    {
       let attempt = self.attempt(to: literal)
       if !policy.allows(attempt) { throw policy.refusal(of: attempt) }
     }
@@ -69,12 +68,34 @@ extension Transfer {
         machine.addressRefused(policy.refusal(of: attempt))
         return CURL_SOCKET_BAD
       }
+      addressAllowedAtOpen = ip
     }
     #if os(Linux)
     return socket(family, type | Int32(SOCK_CLOEXEC.rawValue), proto)
     #else
     return socket(family, type, proto)
     #endif
+  }
+
+  /// The policy's refusal of the connection libcurl is about to send the hop's request on (its pre-request callback
+  /// gives the connection's address, `primaryIP`), or `nil` when the policy allows it or does not check this hop. A
+  /// connection this hop opened was checked when its socket was (the policy is not asked twice); a pooled one is
+  /// checked here. An address that cannot be read is refused.
+  func refusalOfConnection(to primaryIP: UnsafePointer<CChar>?) -> TransportError? {
+    let policy = job.options.connectionPolicy
+    guard policy.checks(redirectsFollowed: machine.redirectsFollowed) else { return nil }
+    // A scoped IPv6 address (`fe80::1%eth0`) is judged by its address.
+    let text = primaryIP.map { String(cString: $0).prefix { $0 != "%" } } ?? ""
+    guard let ip = IPAddress(String(text)) else {
+      return TransportError(
+        code: .addressNotAllowed,
+        message: "the connection policy '\(policy.name)' cannot check the connection to \(Self.host(of: url)): "
+          + "its address is unknown, so nothing was sent"
+      )
+    }
+    if ip == addressAllowedAtOpen { return nil }
+    let attempt = self.attempt(to: ip)
+    return policy.allows(attempt) ? nil : policy.refusal(of: attempt)
   }
 
   /// Notes where the transfer started, for the policy's look at the redirects that follow: the first request's host

@@ -78,17 +78,20 @@ extension Transfer {
     // Wait for a connection that may multiplex rather than open one more (HTTP/2).
     CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.prefersHTTP2 && url.hasPrefix("https:") ? 1 : 0)
     try configureMethodAndBody(easy)
-    configureSentOnce(easy)
+    configurePreRequest(easy)
   }
 
-  /// A request that is not idempotent is sent once: libcurl calls the pre-request callback before each send, including
-  /// its own send again on a new connection when a reused one died, which ``Transfer/sendingRequest()`` refuses. Set
-  /// only for such methods (they reset the handle anyway), so an idempotent request pays nothing.
-  private func configureSentOnce(_ easy: UnsafeMutableRawPointer) {
-    guard !RetryPolicy.idempotentMethods.contains(request.method) else { return }
+  /// libcurl calls the pre-request callback before each send of the hop's request, on a new or a pooled connection,
+  /// and again when it sends the request once more on a new connection because a reused one died. There
+  /// ``Transfer/sendingRequest(to:)`` checks a pooled connection's address against the connection policy and refuses
+  /// a second send of a request that is not idempotent. Set only when either applies (the handle is then reset before
+  /// it is pooled again), so an idempotent request under a policy that does not check its hop pays nothing.
+  private func configurePreRequest(_ easy: UnsafeMutableRawPointer) {
+    let checksAddress = job.options.connectionPolicy.checks(redirectsFollowed: machine.redirectsFollowed)
+    guard checksAddress || !RetryPolicy.idempotentMethods.contains(request.method) else { return }
     handleNeedsReset = true
-    CCurl_easy_setopt_prereq_function(easy, CURLOPT_PREREQFUNCTION) { context, _, _, _, _ in
-      Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().sendingRequest()
+    CCurl_easy_setopt_prereq_function(easy, CURLOPT_PREREQFUNCTION) { context, primaryIP, _, _, _ in
+      Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().sendingRequest(to: primaryIP)
     }
     CCurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
   }

@@ -67,8 +67,9 @@ final class Transfer {
   /// Where the transfer started, noted when the first redirect is followed (``recordOrigin()``), for the connection
   /// policy's look at the hops that follow.
   @exclusivity(unchecked) var origin: ConnectionAttempt.Origin?
-  /// Whether the running hop is a redirect to another origin (scheme, host, port) than the hop before.
-  @exclusivity(unchecked) var hopLeftOrigin = false
+  /// The address the connection policy allowed when this hop opened its socket: the pre-request check of the same
+  /// connection does not ask the policy again.
+  var addressAllowedAtOpen: IPAddress?
   /// Whether an option outside the set every transfer sets was used (or the transfer failed): the handle is then
   /// reset before it goes back to the pool.
   @exclusivity(unchecked) var handleNeedsReset = false
@@ -177,8 +178,6 @@ final class Transfer {
     releaseUpload()
     curl_easy_reset(easy)
     handlePrimed = false
-    hopLeftOrigin =
-      !(request.url.flatMap { from in next.request.url.map { Redirects.isSameOrigin(from, $0) } } ?? false)
     request = next.request
     body = next.body
     do {

@@ -36,9 +36,8 @@ import Darwin
 /// Where the check happens depends on the transport:
 /// - `CurlTransport` checks the address of every socket it opens, in libcurl's open-socket callback: the address
 ///   actually connected to, so neither DNS rebinding nor a decimal, octal or hexadecimal spelling of an IPv4 address
-///   slips past. A pooled connection is not opened again, so a transfer whose policy checks first requests, and every
-///   redirect hop that leaves its origin under a policy that checks redirects, asks libcurl for a fresh connection
-///   (no reuse for them).
+///   slips past. A pooled connection, which is not opened again, is checked by its address in libcurl's pre-request
+///   callback, before the request is sent on it.
 /// - `URLSessionTransport` opens its sockets itself: it resolves the host (`getaddrinfo`) and checks every address
 ///   before each redirect hop, and before the first request when the policy checks first requests. URLSession then
 ///   resolves the name again on its own: DNS rebinding between the two lookups cannot be excluded on this transport.
@@ -51,7 +50,7 @@ public struct ConnectionPolicy: Sendable, CustomStringConvertible {
   public let name: String
   /// Whether the first request of a transfer is checked; a policy always checks redirects (unless it is
   /// ``unrestricted``). The ``default`` does not, which spares the URLSession transport a name lookup per request
-  /// and the curl transport its pooled connections.
+  /// and the curl transport a check per request.
   public let checksFirstRequests: Bool
   private let checksRedirects: Bool
   private let rule: @Sendable (ConnectionAttempt) -> Bool
