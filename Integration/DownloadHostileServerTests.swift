@@ -107,9 +107,9 @@ struct DownloadHostileServerTests {
     #expect(try Data(contentsOf: file.location) == StaticContent.data(of: StaticContent.medium))
   }
 
-  /// A FIFO planted as the partial file's record used to block the download in `open(2)` before any request. It is
-  /// now removed at once and the download starts from the first byte; a hard link planted as the partial file is
-  /// unlinked, never appended through, and the file it shares is left as it was.
+  /// A FIFO planted as the partial file's record used to block the download in `open(2)` before any request. It now
+  /// fails the download at once with `untrustedFile`, nothing sent and the FIFO left; a hard link planted as the
+  /// partial file is refused the same way, never appended through, and the file it shares is left as it was.
   @Test(arguments: Backend.allCases)
   func plantedSidecarsNeitherHangNorWriteThrough(_ backend: Backend) async throws {
     let folder = try Folder()
@@ -121,21 +121,35 @@ struct DownloadHostileServerTests {
     #expect(mkfifo(record.path, 0o600) == 0)
     let transport = backend.transport
     let destination = folder.destination
-    let (stream, continuation) = AsyncStream<DownloadedFile?>.makeStream()
+    let (stream, continuation) = AsyncStream<Result<DownloadedFile, any Error>?>.makeStream()
     Task {
-      continuation.yield(try? await transport.download(request, to: destination, resume: true))
+      do {
+        continuation.yield(.success(try await transport.download(request, to: destination, resume: true)))
+      } catch {
+        continuation.yield(.failure(error))
+      }
     }
     let timer = Task {
       try? await Task.sleep(for: .seconds(30))
       continuation.yield(nil)
     }
-    var first: DownloadedFile??
+    var first: Result<DownloadedFile, any Error>??
     for await outcome in stream {
       first = outcome
       break
     }
     timer.cancel()
-    let file = try #require(first ?? nil, "the download hung on the FIFO or failed")
+    let outcome = try #require(first ?? nil, "the download hung on the FIFO")
+    #expect(throws: DownloadError.self) { try outcome.get() }
+    if case .failure(let error as DownloadError) = outcome {
+      #expect(error.code == .untrustedFile, "\(error)")
+      #expect(error.message.contains("file.bin.partial.resume"), "\(error)")
+    }
+    #expect(folder.names == ["file.bin.partial", "file.bin.partial.resume"], "nothing written, the FIFO left")
+
+    // Once the planted file is gone, the download starts from the first byte.
+    try FileManager.default.removeItem(at: record)
+    let file = try await transport.download(request, to: destination, resume: true)
     #expect(!file.isResumed)
     #expect(try Data(contentsOf: destination) == expected)
     #expect(folder.names == ["file.bin"])
@@ -144,10 +158,13 @@ struct DownloadHostileServerTests {
     try Data("victim".utf8).write(to: victim)
     #expect(link(victim.path, folder.partial.path) == 0)
     try Data(#"{"version":1,"resource":"x","validator":"\"v1\""}"#.utf8).write(to: record)
-    let again = try await transport.download(request, to: destination, resume: true)
-    #expect(!again.isResumed)
+    await #expect {
+      try await transport.download(request, to: destination, resume: true)
+    } throws: {
+      ($0 as? DownloadError)?.code == .untrustedFile
+    }
     #expect(try Data(contentsOf: victim) == Data("victim".utf8))
-    #expect(try Data(contentsOf: destination) == expected)
+    #expect(try Data(contentsOf: destination) == expected, "the earlier download is untouched")
     try await stillServes(backend)
   }
 }

@@ -31,7 +31,10 @@ import Testing
 
   @Test(arguments: systemCases)
   func theSystemList(_ item: SuffixCase) throws {
-    let list = try #require(PublicSuffixList.system, "no list at \(PublicSuffixList.systemPath): `make setup` installs it")
+    let list = try #require(
+      PublicSuffixList.system,
+      "no list at \(PublicSuffixList.systemPath): `make setup` installs it"
+    )
     #expect(list.count > 5_000, "the whole list was read")
     #expect(CookieRules.isPublicSuffix(item.domain, list: list) == item.isSuffix)
   }

@@ -107,40 +107,64 @@ struct UntrustedDownloadFileTests {
 
   // MARK: - Sidecars and partial files
 
-  /// A FIFO planted as the record used to block `open(2)` before the request was sent. The sidecar is now refused
-  /// without blocking: the partial file and the FIFO are removed and the download starts from the first byte.
-  @Test func aFIFOPlantedAsTheRecordEndsAtOnceAndTheDownloadStartsAgain() async throws {
+  /// Expects `download` to fail with `untrustedFile` naming `name`, at once (a FIFO is never waited on).
+  private func expectRefusal(
+    naming name: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ download: @escaping @Sendable () async throws -> DownloadedFile
+  ) async {
+    do {
+      let file = try await finishing(sourceLocation: sourceLocation, download)
+      Issue.record("downloaded \(file.byteCount) bytes; expected untrustedFile", sourceLocation: sourceLocation)
+    } catch let error as DownloadError {
+      #expect(error.code == .untrustedFile, "\(error)", sourceLocation: sourceLocation)
+      #expect(error.message.contains(name), "\(error)", sourceLocation: sourceLocation)
+      #expect(error.message.contains("nothing was sent"), "\(error)", sourceLocation: sourceLocation)
+    } catch {
+      Issue.record("expected untrustedFile, got \(error)", sourceLocation: sourceLocation)
+    }
+  }
+
+  /// A FIFO planted as the record used to block `open(2)` before the request was sent. It is refused at once with a
+  /// clear error, nothing sent, and left as it is; once it is gone, the download starts from the first byte.
+  @Test func aFIFOPlantedAsTheRecordEndsAtOnceWithAClearError() async throws {
     let folder = try Folder()
     try Self.version1.prefix(60_000).write(to: folder.partial)
     #expect(mkfifo(folder.record.path, 0o600) == 0)
     let server = RangeServerTransport(content: Self.version1)
     let destination = folder.destination
     let request = get()
-    let file = try await finishing { try await server.download(request, to: destination, resume: true) }
+    await expectRefusal(naming: folder.record.lastPathComponent) {
+      try await server.download(request, to: destination, resume: true)
+    }
+    #expect(server.requests.isEmpty)
+    #expect(folder.names == ["data.bin.partial", "data.bin.partial.resume"])
+
+    try FileManager.default.removeItem(at: folder.record)
+    let file = try await server.download(request, to: destination, resume: true)
     #expect(!file.isResumed)
-    #expect(server.requests.count == 1)
     #expect(server.requests.first?.headerFields[.range] == nil)
-    #expect(server.requests.first?.headerFields[.ifRange] == nil)
     #expect(try Data(contentsOf: folder.destination) == Self.version1)
     #expect(folder.names == ["data.bin"])
   }
 
-  @Test func aFIFOPlantedAsThePartialFileEndsAtOnceAndTheDownloadStartsAgain() async throws {
+  @Test func aFIFOPlantedAsThePartialFileEndsAtOnceWithAClearError() async throws {
     let folder = try Folder()
     #expect(mkfifo(folder.partial.path, 0o600) == 0)
     try saveRecord(in: folder)
     let server = RangeServerTransport(content: Self.version1)
     let destination = folder.destination
     let request = get()
-    let file = try await finishing { try await server.download(request, to: destination, resume: true) }
-    #expect(!file.isResumed)
-    #expect(server.requests.first?.headerFields[.range] == nil)
-    #expect(try Data(contentsOf: folder.destination) == Self.version1)
-    #expect(folder.names == ["data.bin"])
+    await expectRefusal(naming: folder.partial.lastPathComponent) {
+      try await server.download(request, to: destination, resume: true)
+    }
+    #expect(server.requests.isEmpty)
+    var status = stat()
+    #expect(lstat(folder.partial.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "left as it is")
   }
 
   /// A hard link planted as the partial file shares its inode with a victim: appending to it would grow the victim
-  /// (6 B to 100,000 in the attack). It is unlinked instead, and the victim is left as it was.
+  /// (6 B to 100,000 in the attack). The download is refused instead, and the victim is left as it was.
   @Test func aHardLinkPlantedAsThePartialFileIsNeverAppendedThrough() async throws {
     let folder = try Folder()
     let victim = folder.url.appendingPathComponent("victim.txt")
@@ -148,12 +172,14 @@ struct UntrustedDownloadFileTests {
     #expect(link(victim.path, folder.partial.path) == 0)
     try saveRecord(in: folder)
     let server = RangeServerTransport(content: Self.version1)
-    let file = try await server.download(get(), to: folder.destination, resume: true)
-    #expect(!file.isResumed)
-    #expect(server.requests.first?.headerFields[.range] == nil)
+    let destination = folder.destination
+    let request = get()
+    await expectRefusal(naming: folder.partial.lastPathComponent) {
+      try await server.download(request, to: destination, resume: true)
+    }
+    #expect(server.requests.isEmpty)
     #expect(try Data(contentsOf: victim) == Data("victim".utf8))
-    #expect(try Data(contentsOf: folder.destination) == Self.version1)
-    #expect(folder.names == ["data.bin", "victim.txt"])
+    #expect(folder.names == ["data.bin.partial", "data.bin.partial.resume", "victim.txt"])
   }
 
   @Test func aSymbolicLinkPlantedAsTheRecordIsNeverFollowed() async throws {
@@ -163,11 +189,13 @@ struct UntrustedDownloadFileTests {
     try ResumeRecord(url: Self.url.absoluteString, validator: "\"v1\"", length: nil).save(to: elsewhere)
     try FileManager.default.createSymbolicLink(at: folder.record, withDestinationURL: elsewhere)
     let server = RangeServerTransport(content: Self.version1)
-    let file = try await server.download(get(), to: folder.destination, resume: true)
-    #expect(!file.isResumed)
-    #expect(server.requests.first?.headerFields[.range] == nil)
-    #expect(try Data(contentsOf: folder.destination) == Self.version1)
-    #expect(folder.names == ["data.bin", "elsewhere.json"])
+    let destination = folder.destination
+    let request = get()
+    await expectRefusal(naming: folder.record.lastPathComponent) {
+      try await server.download(request, to: destination, resume: true)
+    }
+    #expect(server.requests.isEmpty)
+    #expect(folder.names == ["data.bin.partial", "data.bin.partial.resume", "elsewhere.json"])
   }
 
   @Test func aWeakValidatorInARecordIsNeverSent() async throws {

@@ -40,9 +40,9 @@ package enum Download {
     }
 
     /// The partial file's size and record when both are usable for `url`; otherwise removes what is there and
-    /// answers `nil`. Both are opened with ``UntrustedFile``: a partial that is not a regular file with a single link
-    /// (a symbolic or hard link planted there, a FIFO) and a record that is not a regular file are removed (the name
-    /// only: `unlink` never reaches the file a link points to), never followed, written through or waited on.
+    /// answers `nil`. Both are opened with ``UntrustedFile``: a planted file was refused before the request
+    /// (``refuseUntrustedFiles()``); one planted since is removed here (the name only: `unlink` never reaches the file
+    /// a link points to), never followed, written through or waited on.
     func resumable(for url: String) -> (offset: Int64, record: ResumeRecord)? {
       guard resumable else { return nil }
       let size: Int64
@@ -63,6 +63,27 @@ package enum Download {
         return nil
       }
       return (size, record)
+    }
+
+    /// Refuses a partial file or record that is there but is not one a download leaves behind (a regular file, and
+    /// for the partial file a single link): a symbolic link, a FIFO or another special file, or a hard link. Such a
+    /// file was planted; it is left as it is, for whoever looks into it, and no request is sent.
+    /// - Throws: ``DownloadError`` with ``DownloadError/Code/untrustedFile``, naming the file.
+    func refuseUntrustedFiles() throws(DownloadError) {
+      guard resumable else { return }
+      for (file, writing) in [(partial, true), (record, false)] {
+        do {
+          let (descriptor, _) = try UntrustedFile.open(file, forWriting: writing)
+          close(descriptor)
+        } catch {
+          if error.reason == .missing { continue }
+          throw DownloadError(
+            code: .untrustedFile,
+            message: "\(error), so it is not what an earlier download left: nothing was sent; remove it to download "
+              + "\(destination.lastPathComponent)"
+          )
+        }
+      }
     }
 
     /// Removes the partial file and its record.
@@ -98,6 +119,7 @@ package enum Download {
     }
     defer { _ = busy.withLock { $0.remove(key) } }
     let files = Files(destination: destination, resume: resume)
+    try files.refuseUntrustedFiles()
     // The partial file is looked at once the request head is final (the facade's hooks may change its URL).
     var lookForPartial = resume
     // A second request only after a 416 that did not confirm the partial file, which is then gone.

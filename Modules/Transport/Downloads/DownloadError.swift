@@ -35,9 +35,10 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
     /// so by its `Content-Length` or `Content-Range` (refused before a byte is written), or found so while it was
     /// written (the transfer is stopped at the limit).
     public static let bodyTooLarge = Code("bodyTooLarge")
-    /// The partial file to continue was replaced between the request and the first byte written by something that
-    /// is not a regular file with a single link (a symbolic or hard link, a FIFO): it is never written through, and
-    /// is removed. (Found before the request, such a file is removed and the download starts from the first byte.)
+    /// The partial file or its record is not what a download leaves behind (a regular file, with a single link for the
+    /// partial file): a symbolic or hard link or a FIFO was planted under its name. It is never followed, waited on
+    /// or written through. Found before the request, nothing is sent and the file is left as it is; found in place
+    /// of the partial file once the response arrived, it is removed.
     public static let untrustedFile = Code("untrustedFile")
     /// The file could not be created, written, or moved into place; the underlying error says why.
     public static let fileSystem = Code("fileSystem")

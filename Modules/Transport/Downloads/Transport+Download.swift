@@ -30,8 +30,9 @@ extension Transport {
   ///   do not continue the file are never written into it.
   /// A partial file without a readable record, or whose record is for another URL, is started again. A response with
   /// no strong validator leaves nothing to resume. Both files are untrusted: a partial file or a record that is not a
-  /// regular file (a symbolic link, a FIFO), or a partial file with more than one hard link, is removed (never
-  /// followed, waited on or written through) and the download starts from the first byte.
+  /// regular file (a symbolic link, a FIFO), or a partial file with more than one hard link, was planted there; it is
+  /// never followed, waited on or written through, and the download fails at once with
+  /// ``DownloadError/Code/untrustedFile`` before anything is sent, leaving it for whoever looks into it.
   ///
   /// **Size limit.** With `maxBytes`, a response whose `Content-Length` (or `Content-Range` complete length) is larger
   /// fails with ``DownloadError/Code/bodyTooLarge`` before a byte is written, and a body that grows past it (the
