@@ -180,16 +180,6 @@ enum DurableFile {
     }
   }
 
-  private static func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.read(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    return Musl.read(descriptor, bytes, count)
-    #else
-    return Darwin.read(descriptor, bytes, count)
-    #endif
-  }
-
   private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.write(descriptor, bytes, count)

@@ -607,18 +607,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:794, "Downloads".
+/// README.md:795, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:795)
+  #sourceLocation(file:"README.md",line:796)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:805, "Streaming".
+/// README.md:806, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:806)
+  #sourceLocation(file:"README.md",line:807)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -629,9 +629,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:823, "The Malibu namespace".
+/// README.md:824, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:824)
+  #sourceLocation(file:"README.md",line:825)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -649,9 +649,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:845, "Gzip".
+/// README.md:846, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:846)
+  #sourceLocation(file:"README.md",line:847)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -663,9 +663,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:857, "Transfer options".
+/// README.md:858, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:858)
+  #sourceLocation(file:"README.md",line:859)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -679,9 +679,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:889, "Retries".
+/// README.md:890, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:890)
+  #sourceLocation(file:"README.md",line:891)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -697,9 +697,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:925, "HTTPS only, proxies and session configuration".
+/// README.md:926, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:926)
+  #sourceLocation(file:"README.md",line:927)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -716,9 +716,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:968, "OpenAPI".
+/// README.md:969, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:972)
+  #sourceLocation(file:"README.md",line:973)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -738,8 +738,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1001, "Tracing".
-#sourceLocation(file:"README.md",line:1005)
+// README.md:1002, "Tracing".
+#sourceLocation(file:"README.md",line:1006)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -747,8 +747,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1026, "Metrics".
-#sourceLocation(file:"README.md",line:1031)
+// README.md:1027, "Metrics".
+#sourceLocation(file:"README.md",line:1032)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -756,15 +756,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1046, "Graceful shutdown".
+/// README.md:1047, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1047)
+  #sourceLocation(file:"README.md",line:1048)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1054, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1060)
+// README.md:1055, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1061)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -777,9 +777,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1085, "Using single modules".
+/// README.md:1086, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1088)
+  #sourceLocation(file:"README.md",line:1089)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -788,9 +788,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1096, "Using single modules".
+/// README.md:1097, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1107)
+  #sourceLocation(file:"README.md",line:1108)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -810,9 +810,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1183, "Transports".
+/// README.md:1184, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1184)
+  #sourceLocation(file:"README.md",line:1185)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
