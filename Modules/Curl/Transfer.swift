@@ -66,7 +66,7 @@ final class Transfer {
   @exclusivity(unchecked) var lastProgress: TransferProgress?
   /// Where the transfer started, noted when the first redirect is followed (``recordOrigin()``), for the connection
   /// policy's look at the hops that follow.
-  @exclusivity(unchecked) var origin: ConnectionAttempt.Origin?
+  var origin: ConnectionAttempt.Origin?
   /// The address the connection policy allowed when this hop opened its socket: the pre-request check of the same
   /// connection does not ask the policy again.
   var addressAllowedAtOpen: IPAddress?
