@@ -57,7 +57,7 @@ public struct SurfOptions: Sendable {
   public var retries = 0
   /// `--offline`: store the request when the host cannot be reached.
   public var offline = false
-  /// `--public-only`: connect only to public internet addresses (``ConnectionPolicy/publicInternetOnly``).
+  /// `--public-only`: connect only to public internet addresses (`ConnectionPolicy.publicInternetOnly`).
   public var publicOnly = false
   /// `--ignore-stdin`.
   public var ignoreStandardInput = false
