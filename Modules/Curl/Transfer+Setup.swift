@@ -88,7 +88,7 @@ extension Transfer {
   /// it is pooled again), so an idempotent request under a policy that does not check its hop pays nothing.
   private func configurePreRequest(_ easy: UnsafeMutableRawPointer) {
     let checksAddress = job.options.connectionPolicy.checks(redirectsFollowed: machine.redirectsFollowed)
-    guard checksAddress || !RetryPolicy.idempotentMethods.contains(request.method) else { return }
+    guard checksAddress || !request.method.isIdempotent else { return }
     handleNeedsReset = true
     CCurl_easy_setopt_prereq_function(easy, CURLOPT_PREREQFUNCTION) { context, primaryIP, _, _, _ in
       Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().sendingRequest(to: primaryIP)

@@ -46,9 +46,6 @@ extension Transfer {
       var receivePaused = false
       /// Whether sending is paused: a streamed request body has no bytes yet.
       var sendPaused = false
-      /// The first address the connection policy refused in this hop (``addressRefused(_:)``): libcurl goes on with
-      /// the host's next address, and when none connects, the hop ends with this error rather than libcurl's.
-      var addressRefusal: Refusal?
       /// The bytes of response head lines read in this hop (interim heads included).
       var headBytes = 0
       /// How many times libcurl began sending the hop's request: more than once when it sends it again on a new
@@ -62,15 +59,6 @@ extension Transfer {
 
       /// What libcurl must hold back.
       var pause: Pause { Pause(receive: receivePaused, send: sendPaused) }
-    }
-
-    /// A connection policy's refusal, kept by a ``Hop`` (equal when code and message are).
-    struct Refusal: Equatable {
-      var error: TransportError
-
-      static func == (lhs: Refusal, rhs: Refusal) -> Bool {
-        lhs.error.code == rhs.error.code && lhs.error.message == rhs.error.message
-      }
     }
 
     /// Where the body of the current hop goes once its head is complete.
@@ -216,6 +204,10 @@ extension Transfer {
     private(set) var state = State.idle
     /// How many redirects were followed so far.
     private(set) var redirectsFollowed = 0
+    /// The first address the connection policy refused in the running hop (``addressRefused(_:)``): libcurl goes on
+    /// with the host's next address, and when none connects, the hop ends with this error rather than libcurl's. Kept
+    /// beside the hop rather than in it, so that the hop copied in and out of ``state`` on every event stays small.
+    private(set) var addressRefusal: TransportError?
 
     init(totalDeadline: UInt64?, idleTimeout: UInt64?) {
       self.totalDeadline = totalDeadline
@@ -250,6 +242,7 @@ extension Transfer {
     mutating func hopAdded() {
       guard case .starting(let start) = state else { return }
       state = .awaitingHead(Hop(start: start))
+      addressRefusal = nil
     }
 
     /// libcurl ended the hop (the class took the handle out of the multi handle); `libcurlError` when it reported
@@ -261,10 +254,10 @@ extension Transfer {
       case .failing(_, let error, let streaming):
         state = .finished
         return .finish(streaming ? .endStream(error) : .fail(error), removeHandle: false)
-      case .awaitingHead(let hop):
+      case .awaitingHead:
         state = .finished
         // A policy's refusal is why libcurl could not connect: the error says so, not "could not connect".
-        let error = libcurlError.map { hop.addressRefusal?.error ?? $0 }
+        let error = libcurlError.map { addressRefusal ?? $0 }
         return .finish(error.map(Ending.fail) ?? .noResponseHead, removeHandle: false)
       case .receivingBody(_, let body):
         if let libcurlError {
@@ -429,9 +422,8 @@ extension Transfer {
     /// address, if any. The first refusal of a hop is kept; it becomes the transfer's error if the hop ends without a
     /// response head and with a libcurl error (no address connected).
     mutating func addressRefused(_ error: TransportError) {
-      guard case .awaitingHead(var hop) = state else { return }
-      if hop.addressRefusal == nil { hop.addressRefusal = Refusal(error: error) }
-      state = .awaitingHead(hop)
+      guard case .awaitingHead = state, addressRefusal == nil else { return }
+      addressRefusal = error
     }
 
     // MARK: Request
@@ -448,7 +440,7 @@ extension Transfer {
           return hop.sends
         })
       else { return .proceed }
-      guard sends > 1, !RetryPolicy.idempotentMethods.contains(method) else { return .proceed }
+      guard sends > 1, !method.isIdempotent else { return .proceed }
       refuse(TransportError.connectionClosedAfterSending(method: method.rawValue))
       return .abort
     }

@@ -111,3 +111,14 @@ public struct RetryPolicy: Hashable, Sendable {
     .connectionRefused, .connectTimeout, .connectionReset, .idleTimeout,
   ]
 }
+
+extension HTTPRequest.Method {
+  /// Whether the method is one of ``RetryPolicy/idempotentMethods``, without hashing it (the transports ask for
+  /// every request).
+  package var isIdempotent: Bool {
+    switch self {
+    case .get, .head, .put, .delete, .options, .trace: true
+    default: false
+    }
+  }
+}

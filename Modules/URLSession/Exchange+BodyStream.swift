@@ -40,7 +40,7 @@ extension Exchange {
   /// cannot be read again fails the transfer with `connectionReset` at once. Runs on the session's own queue, which
   /// `cancel()` waits for: the task is ended from another queue.
   func bodyStreamForResend() -> InputStream? {
-    if case .stream = upload.body, RetryPolicy.idempotentMethods.contains(method) {
+    if case .stream = upload.body, method.isIdempotent {
       if let stream = makeBodyStream(replay: true) { return stream }
       let error =
         (bodyError as? TransportError)

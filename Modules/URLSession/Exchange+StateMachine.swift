@@ -306,7 +306,7 @@ extension Exchange {
     mutating func connectionLostBeforeResponse(method: HTTPRequest.Method) -> Action {
       switch state {
       case .waitingForHead:
-        guard RetryPolicy.idempotentMethods.contains(method) else {
+        guard method.isIdempotent else {
           return fail(TransportError.connectionClosedAfterSending(method: method.rawValue))
         }
         state = .resent

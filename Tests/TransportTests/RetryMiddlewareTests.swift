@@ -473,4 +473,13 @@ struct RetryMiddlewareTests {
     #expect(RetryPolicy.none != RetryPolicy.default)
     #expect(Set([RetryPolicy.none, .default, RetryPolicy()]).count == 2)
   }
+
+  /// The transports' quick check agrees with the policy's set, for every method a request may carry.
+  @Test(arguments: [
+    HTTPRequest.Method.get, .head, .put, .delete, .options, .trace, .post, .patch, .connect,
+    HTTPRequest.Method("PURGE")!, HTTPRequest.Method("get")!,
+  ])
+  func isIdempotentIsTheSetOfIdempotentMethods(_ method: HTTPRequest.Method) {
+    #expect(method.isIdempotent == RetryPolicy.idempotentMethods.contains(method))
+  }
 }
