@@ -117,7 +117,7 @@ install-check: setup
 # Documentation: DocC for every library module in one combined archive, with swift-docc-plugin, which the manifest
 # adds only when MALIBU_DOCS is set (library users never fetch it), in a build folder of its own.
 DOCS_SCRATCH   := .build-docs
-DOCS_TARGETS   := MalibuPromises MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
+DOCS_TARGETS   := MalibuPromises MalibuJSON MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
   MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu \
   MalibuOpenAPI MalibuTracing MalibuMetrics MalibuLifecycle \
   SurfCore

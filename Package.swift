@@ -10,6 +10,7 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "MalibuPromises", targets: ["MalibuPromises"]),
+    .library(name: "MalibuJSON", targets: ["MalibuJSON"]),
     .library(name: "MalibuCore", targets: ["MalibuCore"]),
     .library(name: "MalibuEncoding", targets: ["MalibuEncoding"]),
     .library(name: "MalibuValidation", targets: ["MalibuValidation"]),
@@ -39,6 +40,8 @@ let package = Package(
   targets: [
     // Layer 0
     .target(name: "MalibuPromises", path: "Modules/Promises"),
+    // Codable JSON at several times Foundation's speed; no package dependencies, usable without the rest of Malibu.
+    .target(name: "MalibuJSON", path: "Modules/JSON"),
     .systemLibrary(
       name: "CZlib",
       path: "Modules/CZlib",
@@ -140,6 +143,7 @@ let package = Package(
 
     // Unit tests, one target per module.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
+    .testTarget(name: "MalibuJSONTests", dependencies: ["MalibuJSON"], path: "Tests/JSONTests"),
     .testTarget(name: "MalibuCoreTests", dependencies: ["MalibuCore", "MalibuTestSupport"], path: "Tests/CoreTests"),
     .testTarget(name: "MalibuEncodingTests", dependencies: ["MalibuEncoding"], path: "Tests/EncodingTests"),
     .testTarget(name: "MalibuValidationTests", dependencies: ["MalibuValidation"], path: "Tests/ValidationTests"),
