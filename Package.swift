@@ -57,13 +57,13 @@ let package = Package(
     // Layer 1
     .target(
       name: "MalibuCore",
-      dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")],
+      dependencies: ["MalibuJSON", .product(name: "HTTPTypes", package: "swift-http-types")],
       path: "Modules/Core"
     ),
     // Layer 2
     .target(name: "MalibuEncoding", dependencies: ["MalibuCore"], path: "Modules/Encoding"),
     .target(name: "MalibuValidation", dependencies: ["MalibuCore"], path: "Modules/Validation"),
-    .target(name: "MalibuSerialization", dependencies: ["MalibuCore"], path: "Modules/Serialization"),
+    .target(name: "MalibuSerialization", dependencies: ["MalibuCore", "MalibuJSON"], path: "Modules/Serialization"),
     .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),
     // Layer 3
     .target(
@@ -86,7 +86,7 @@ let package = Package(
     .target(
       name: "Malibu",
       dependencies: [
-        "MalibuPromises", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuGzip",
+        "MalibuPromises", "MalibuJSON", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuGzip",
         "MalibuTransport", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking", "MalibuStorage",
         // libcurl ships with Linux distributions and macOS, not with the iOS, tvOS, watchOS or visionOS SDKs: there
         // the facade has no curl transport and sends with URLSession (README, "Platform notes").

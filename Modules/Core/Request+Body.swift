@@ -5,9 +5,11 @@ public import HTTPTypes
 /// ``RequestTask/encodable(_:)`` and ``Request/post(_:body:contentType:encoder:parameters:headers:storePolicy:)``).
 ///
 /// How it is encoded depends on the request's ``ContentType``:
-/// - ``ContentType/json`` (the default): JSON, written by ``encoder`` when given, else by Malibu's rules (those of
-///   MalibuEncoding's `JSONParameterEncoder`, or of the encoder registered for `.json` when that is one: keys sorted,
-///   `/` not escaped, dates in ISO 8601 UTC, data in Base64, non-finite numbers an error).
+/// - ``ContentType/json`` (the default): written by ``encoder`` when given (any ``RequestBodyEncoder``:
+///   `MalibuJSONEncoder`, Foundation's `JSONEncoder`, a property-list or other encoder of your own, whose
+///   ``RequestBodyEncoder/contentType`` is then the request's `Content-Type`), else as JSON by Malibu's rules (those
+///   of MalibuEncoding's `JSONParameterEncoder`, or of the encoder registered for `.json` when that is one: keys
+///   sorted, `/` not escaped, dates in ISO 8601 UTC, data in Base64, non-finite numbers an error).
 /// - ``ContentType/formURLEncoded``, ``ContentType/multipartFormData``, a ``ContentType/custom(_:)`` type and
 ///   ``ContentType/query``: the value is normalised into a ``ParameterValue`` tree (as parameters are) and its keys
 ///   become the form's fields, the parts, the custom encoder's parameters or the query's; it must then be keyed (a
@@ -21,14 +23,15 @@ public import HTTPTypes
 public struct EncodableBody: Sendable, Hashable, CustomStringConvertible {
   /// The value.
   public let value: any Encodable & Sendable
-  /// The `JSONEncoder` that writes a JSON body, or `nil` for Malibu's rules.
-  public let encoder: JSONEncoder?
+  /// The encoder that writes the body of a ``ContentType/json`` request, or `nil` for Malibu's rules.
+  public let encoder: (any RequestBodyEncoder)?
 
   /// Wraps a value to send as a body.
   /// - Parameters:
   ///   - value: The value; any `Encodable & Sendable`, an array of them included.
-  ///   - encoder: The `JSONEncoder` for a JSON body; `nil` (the default) for Malibu's rules.
-  public init(_ value: some Encodable & Sendable, encoder: JSONEncoder? = nil) {
+  ///   - encoder: The encoder of a ``ContentType/json`` body (`MalibuJSONEncoder()`, `JSONEncoder()` or one of your
+  ///     own); `nil` (the default) for Malibu's rules.
+  public init(_ value: some Encodable & Sendable, encoder: (any RequestBodyEncoder)? = nil) {
     self.value = value
     self.encoder = encoder
   }
@@ -64,8 +67,8 @@ public struct EncodableBody: Sendable, Hashable, CustomStringConvertible {
     return fields.mapValues { $0 }
   }
 
-  /// The value as JSON written by ``encoder``.
-  /// - Returns: The JSON, or `nil` when there is no ``encoder`` (Malibu's rules then apply, in MalibuEncoding).
+  /// The value as ``encoder`` writes it.
+  /// - Returns: The body, or `nil` when there is no ``encoder`` (Malibu's rules then apply, in MalibuEncoding).
   /// - Throws: ``NetworkError`` with code ``NetworkError/Code/encodingFailed`` when the encoder throws.
   public func encodedWithOwnEncoder() throws(NetworkError) -> Data? {
     guard let encoder else { return nil }
@@ -74,11 +77,14 @@ public struct EncodableBody: Sendable, Hashable, CustomStringConvertible {
     } catch {
       throw NetworkError(
         code: .encodingFailed,
-        message: "a value of type \(type(of: value)) could not be encoded as JSON: \(error)",
+        message: "a value of type \(type(of: value)) could not be encoded as \(encoder.contentType): \(error)",
         underlyingError: error
       )
     }
   }
+
+  /// The `Content-Type` of the body ``encodedWithOwnEncoder()`` writes, or `nil` when there is no ``encoder``.
+  public var ownContentType: String? { encoder?.contentType }
 
   /// The value as JSON: written by ``encoder`` when given, else the ``parameterValue()`` tree with keys sorted and
   /// `/` not escaped (Malibu's rules; what the offline store keeps of a JSON body).
@@ -141,7 +147,7 @@ extension Request {
   ///   - resource: A path joined to the base URL, or an absolute URL.
   ///   - body: The value to send; any `Encodable & Sendable`, top-level arrays included.
   ///   - contentType: How the body is encoded; ``ContentType/json`` by default.
-  ///   - encoder: The `JSONEncoder` for a JSON body; `nil` for Malibu's rules.
+  ///   - encoder: The encoder of a ``ContentType/json`` body (see ``RequestBodyEncoder``); `nil` for Malibu's rules.
   ///   - parameters: Parameters for the URL query.
   ///   - headers: Header fields of this request.
   ///   - storePolicy: Offline storage; ``StorePolicy/unspecified`` by default.
@@ -151,7 +157,7 @@ extension Request {
     resource: any URLStringConvertible,
     body: some Encodable & Sendable,
     contentType: ContentType = .json,
-    encoder: JSONEncoder? = nil,
+    encoder: (any RequestBodyEncoder)? = nil,
     parameters: Parameters = [:],
     headers: [String: String] = [:],
     storePolicy: StorePolicy = .unspecified,
@@ -180,7 +186,7 @@ extension Request {
   ///   - resource: A path joined to the base URL, or an absolute URL.
   ///   - body: The value to send; any `Encodable & Sendable`, top-level arrays included.
   ///   - contentType: How the body is encoded; ``ContentType/json`` by default (see ``EncodableBody``).
-  ///   - encoder: The `JSONEncoder` for a JSON body; `nil` for Malibu's rules.
+  ///   - encoder: The encoder of a ``ContentType/json`` body (see ``RequestBodyEncoder``); `nil` for Malibu's rules.
   ///   - parameters: Parameters for the URL query.
   ///   - headers: Header fields of this request.
   ///   - storePolicy: Offline storage.
@@ -189,7 +195,7 @@ extension Request {
     _ resource: any URLStringConvertible,
     body: some Encodable & Sendable,
     contentType: ContentType = .json,
-    encoder: JSONEncoder? = nil,
+    encoder: (any RequestBodyEncoder)? = nil,
     parameters: Parameters = [:],
     headers: [String: String] = [:],
     storePolicy: StorePolicy = .unspecified
@@ -211,7 +217,7 @@ extension Request {
   ///   - resource: A path joined to the base URL, or an absolute URL.
   ///   - body: The value to send; any `Encodable & Sendable`, top-level arrays included.
   ///   - contentType: How the body is encoded; ``ContentType/json`` by default (see ``EncodableBody``).
-  ///   - encoder: The `JSONEncoder` for a JSON body; `nil` for Malibu's rules.
+  ///   - encoder: The encoder of a ``ContentType/json`` body (see ``RequestBodyEncoder``); `nil` for Malibu's rules.
   ///   - parameters: Parameters for the URL query.
   ///   - headers: Header fields of this request.
   ///   - storePolicy: Offline storage.
@@ -220,7 +226,7 @@ extension Request {
     _ resource: any URLStringConvertible,
     body: some Encodable & Sendable,
     contentType: ContentType = .json,
-    encoder: JSONEncoder? = nil,
+    encoder: (any RequestBodyEncoder)? = nil,
     parameters: Parameters = [:],
     headers: [String: String] = [:],
     storePolicy: StorePolicy = .unspecified
@@ -242,7 +248,7 @@ extension Request {
   ///   - resource: A path joined to the base URL, or an absolute URL.
   ///   - body: The value to send; any `Encodable & Sendable`, top-level arrays included.
   ///   - contentType: How the body is encoded; ``ContentType/json`` by default (see ``EncodableBody``).
-  ///   - encoder: The `JSONEncoder` for a JSON body; `nil` for Malibu's rules.
+  ///   - encoder: The encoder of a ``ContentType/json`` body (see ``RequestBodyEncoder``); `nil` for Malibu's rules.
   ///   - parameters: Parameters for the URL query.
   ///   - headers: Header fields of this request.
   ///   - storePolicy: Offline storage.
@@ -251,7 +257,7 @@ extension Request {
     _ resource: any URLStringConvertible,
     body: some Encodable & Sendable,
     contentType: ContentType = .json,
-    encoder: JSONEncoder? = nil,
+    encoder: (any RequestBodyEncoder)? = nil,
     parameters: Parameters = [:],
     headers: [String: String] = [:],
     storePolicy: StorePolicy = .unspecified

@@ -11,6 +11,7 @@ public struct Response: Sendable {
     var request: HTTPRequest
     var url: URL?
     var failureReporter: (any ResponseFailureReporting)?
+    var defaultDecoder: (any ResponseDecoder)?
   }
 
   /// The fields, kept behind one reference: a response is handed along promise chains and copied at every step,
@@ -69,14 +70,16 @@ public struct Response: Sendable {
   }
 
   /// Creates a response whose failed checks and conversions are reported to `failureReporter` (the networking's
-  /// logger, or what reports to the networking's failure hooks as well).
+  /// logger, or what reports to the networking's failure hooks as well), decoded by `defaultDecoder` when a
+  /// decoding names no decoder.
   @_spi(Malibu) public init(
     data: Data,
     status: HTTPResponse.Status,
     headers: HTTPFields,
     request: HTTPRequest,
     url: URL?,
-    failureReporter: (any ResponseFailureReporting)?
+    failureReporter: (any ResponseFailureReporting)?,
+    defaultDecoder: (any ResponseDecoder)? = nil
   ) {
     box = Box(
       Fields(
@@ -85,7 +88,8 @@ public struct Response: Sendable {
         headers: headers,
         request: request,
         url: url,
-        failureReporter: failureReporter
+        failureReporter: failureReporter,
+        defaultDecoder: defaultDecoder
       )
     )
   }
@@ -95,6 +99,14 @@ public struct Response: Sendable {
   @_spi(Malibu) public var failureReporter: (any ResponseFailureReporting)? {
     get { box.fields.failureReporter }
     set { fields.failureReporter = newValue }
+  }
+
+  /// The decoder that decoding this response uses when given none (MalibuSerialization's `decode(_:)` and
+  /// `decodeResource(_:at:arrays:)`, and the promise helpers of the facade): the `decoder` of the `Networking` the
+  /// response came from; `nil`, for a response made by hand, means a `MalibuJSONDecoder()`.
+  public var defaultDecoder: (any ResponseDecoder)? {
+    get { box.fields.defaultDecoder }
+    set { fields.defaultDecoder = newValue }
   }
 
   /// The numeric status code, such as `200`.

@@ -5,6 +5,7 @@
 @_exported import MalibuCore
 @_exported import MalibuEncoding
 @_exported import MalibuGzip
+@_exported import MalibuJSON
 @_exported import MalibuLogging
 @_exported import MalibuMocking
 @_exported import MalibuPromises

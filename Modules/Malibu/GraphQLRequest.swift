@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTPTypes
 public import MalibuCore
+import MalibuJSON
 import MalibuSerialization
 import MalibuTransport
 
@@ -55,11 +56,13 @@ extension GraphQLRequest {
 
   /// Fails with `NetworkError` code `graphQLErrors` when the body is a GraphQL response with `errors`.
   func checkErrors(in response: Response) throws(NetworkError) {
-    guard let reply = try? JSONDecoder().decode(ErrorsReply.self, from: response.data), !reply.errors.isEmpty else {
+    // GraphQL replies are JSON whatever the request's decoder reads, so the envelope is read as JSON.
+    guard let reply = try? MalibuJSONDecoder().decode(ErrorsReply.self, from: response.data), !reply.errors.isEmpty
+    else {
       return
     }
     let partial = GraphQLError.partialData(of: response.data)
-    let error = GraphQLError(errors: reply.errors, data: partial)
+    let error = GraphQLError(errors: reply.errors, data: partial, decoder: response.resolve(decoder))
     throw NetworkError(
       code: .graphQLErrors,
       message: "the GraphQL response of \(Self.self) has \(reply.errors.count) error"
@@ -77,7 +80,7 @@ extension GraphQLRequest {
   ) throws(NetworkError) -> DecodedResource<Raw> {
     try response.decodeResource(
       Raw.self,
-      decoder: decoder,
+      resolving: decoder,
       at: ResourceKeyPath(["data"] + keyPath.keys),
       arrays: arrayDecoding
     )
@@ -315,14 +318,31 @@ public struct GraphQLError: Error, Sendable, CustomStringConvertible {
   public let errors: [Entry]
   /// The response's `data` as JSON, when it is there and not `null` (a partial result).
   public let data: Data?
+  /// The decoder of the request: its own, else its networking's.
+  private let decoder: any ResponseDecoder
 
-  /// The partial `data`, decoded.
-  /// - Parameters:
-  ///   - type: The type to decode.
-  ///   - decoder: The decoder; a plain `JSONDecoder()` by default.
+  init(errors: [Entry], data: Data?, decoder: any ResponseDecoder) {
+    self.errors = errors
+    self.data = data
+    self.decoder = decoder
+  }
+
+  /// The partial `data`, decoded by the request's decoder (its ``TypedRequest/decoder``, else its networking's
+  /// ``Networking/decoder``).
+  /// - Parameter type: The type to decode.
   /// - Returns: The value, or `nil` when the response has no `data`.
   /// - Throws: The decoder's error when `data` does not decode as `type`.
-  public func partialData<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) throws -> T? {
+  public func partialData<T: Decodable>(_ type: T.Type = T.self) throws -> T? {
+    try partialData(T.self, decoder: decoder)
+  }
+
+  /// The partial `data`, decoded by `decoder`.
+  /// - Parameters:
+  ///   - type: The type to decode.
+  ///   - decoder: The decoder: `JSONDecoder()` with its strategies, `MalibuJSONDecoder()`, any `ResponseDecoder`.
+  /// - Returns: The value, or `nil` when the response has no `data`.
+  /// - Throws: The decoder's error when `data` does not decode as `type`.
+  public func partialData<T: Decodable>(_ type: T.Type = T.self, decoder: some ResponseDecoder) throws -> T? {
     guard let data else { return nil }
     return try decoder.decode(T.self, from: data)
   }

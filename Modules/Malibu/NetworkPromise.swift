@@ -100,19 +100,35 @@ extension Promise where Value == Response {
     derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.toJsonDictionary() } }
   }
 
-  /// The body decoded as `type`.
+  /// The body decoded as `type` by the networking's ``Networking/decoder`` (a `MalibuJSONDecoder()` unless set, and
+  /// for a response made by hand).
   ///
   /// ```swift
   /// let boards = try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
   /// ```
+  /// - Parameter type: The type to decode.
+  /// - Returns: A promise of the value, rejected with `NetworkError` code `decodingFailed` or `emptyResponse`.
+  @discardableResult
+  @inlinable public func decode<T: Decodable & Sendable>(using type: T.Type = T.self) -> Promise<T> {
+    derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.decode(type) } }
+  }
+
+  /// The body decoded as `type` by `decoder`: Foundation's `JSONDecoder` with its strategies, a property-list decoder,
+  /// any `ResponseDecoder` of your own.
+  ///
+  /// ```swift
+  /// let decoder = JSONDecoder()
+  /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+  /// let board = try await promise.decode(using: Board.self, decoder: decoder).value
+  /// ```
   /// - Parameters:
   ///   - type: The type to decode.
-  ///   - decoder: The decoder; a plain `JSONDecoder()` by default.
+  ///   - decoder: The decoder, for this call alone.
   /// - Returns: A promise of the value, rejected with `NetworkError` code `decodingFailed` or `emptyResponse`.
   @discardableResult
   @inlinable public func decode<T: Decodable & Sendable>(
     using type: T.Type = T.self,
-    decoder: JSONDecoder = JSONDecoder()
+    decoder: some ResponseDecoder
   ) -> Promise<T> {
     derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.decode(type, decoder: decoder) } }
   }

@@ -208,7 +208,7 @@ extension Networking {
       }
       return try response.decodeResource(
         T.RawResource.self,
-        decoder: typed.decoder,
+        resolving: typed.decoder,
         at: keyPath,
         arrays: typed.arrayDecoding
       )
@@ -224,7 +224,12 @@ extension Networking {
     primaryError: NetworkError
   ) -> NetworkError {
     do {
-      let fallback = try response.decodeResource(T.FallbackResource.self, decoder: typed.decoder, at: keyPath)
+      let fallback = try response.decodeResource(
+        T.FallbackResource.self,
+        resolving: typed.decoder,
+        at: keyPath,
+        arrays: .strict
+      )
       return NetworkError(
         code: .decodedFallback,
         message: "\(T.RawResource.self) did not decode, and the fallback \(T.FallbackResource.self) did: "

@@ -451,7 +451,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
         headers: head.headerFields,
         request: outgoing.head,
         url: url,
-        failureReporter: outgoing.logger
+        failureReporter: outgoing.logger,
+        defaultDecoder: outgoing.decoder
       )
     }
   }
@@ -518,6 +519,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
       settings = self.settings.withLock { $0 }
       if let logger { settings.logger = logger }
     }
+    let request = request.encodingBody(with: settings.bodyEncoder)
     var prepared: PreparedRequest
     do {
       prepared = try PreparedRequest(
@@ -563,6 +565,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
       body: prepared.body,
       options: options,
       logger: settings.logger,
+      decoder: settings.decoder,
       maximumResponseSize: settings.maximumResponseSize,
       transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
     )
@@ -634,6 +637,8 @@ struct Outgoing: Sendable {
   var options: TransferOptions
   /// The logger the request was sent with (the networking's, or the request's own).
   var logger: NetworkLogger
+  /// The networking's decoder when the request was sent, for the response's decodings that name none.
+  var decoder: (any ResponseDecoder)?
   /// The largest response body the request accepts when collected.
   var maximumResponseSize: Int
   /// The chain's steps for this request over its transport (the transport alone when no step applies).
@@ -685,6 +690,10 @@ struct NetworkingSettings: Sendable {
 
   /// Where typed requests without a key path of their own find their resource (see `Networking+Send`).
   var resourceKeyPath = ResourceKeyPath.topLevel
+  /// The decoder of decodings that name none; `nil` for a `MalibuJSONDecoder()` (see `Networking+Coding`).
+  var decoder: (any ResponseDecoder)?
+  /// The encoder of `Encodable` JSON bodies that name none; `nil` for Malibu's rules (see `Networking+Coding`).
+  var bodyEncoder: (any RequestBodyEncoder)?
 
   /// The ETag policy of requests without their own, and where validators are kept (see `Networking+ETag`).
   var etagPolicy = ETagPolicy.disabled

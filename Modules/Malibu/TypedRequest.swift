@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import HTTPTypes
 public import MalibuCore
 public import MalibuSerialization
@@ -45,6 +45,9 @@ public protocol TypedRequest: Sendable {
   associatedtype FinalResource: Sendable = RawResource
   /// Decoded when ``RawResource`` does not decode; ``NoFallback`` (none) by default.
   associatedtype FallbackResource: Decodable & Sendable = NoFallback
+  /// What ``decoder`` is: ``NetworkingDecoder`` (the networking's decoder) by default; `JSONDecoder`,
+  /// `MalibuJSONDecoder` or any `ResponseDecoder` when the request names its own.
+  associatedtype ResourceDecoder: ResponseDecoder = NetworkingDecoder
 
   /// The HTTP method.
   var method: HTTPRequest.Method { get }
@@ -57,8 +60,12 @@ public protocol TypedRequest: Sendable {
   var contentType: ContentType { get }
   /// Header fields of this request; they win over the networking's and the endpoint type's. `[:]` by default.
   var headers: [String: String] { get }
-  /// The decoder for ``RawResource`` (and ``FallbackResource``); a plain `JSONDecoder()` by default.
-  var decoder: JSONDecoder { get }
+  /// The decoder for ``RawResource`` (and ``FallbackResource``); by default a ``NetworkingDecoder``, which stands for
+  /// the networking's ``Networking/decoder`` (a `MalibuJSONDecoder()` unless set).
+  var decoder: ResourceDecoder { get }
+  /// The encoder of a body of content type `json` (see `EncodableBody`); `nil`, the default, uses the networking's
+  /// ``Networking/bodyEncoder``, else Malibu's JSON rules.
+  var bodyEncoder: (any RequestBodyEncoder)? { get }
   /// Where the resource sits in the body; `nil`, the default, uses the networking's `resourceKeyPath`.
   var resourceKeyPath: ResourceKeyPath? { get }
   /// How the array at the resource's place is decoded; ``/MalibuSerialization/ArrayDecodingStrategy/strict`` by default.
@@ -85,8 +92,8 @@ extension TypedRequest {
   public var contentType: ContentType { .json }
   /// No header fields of its own.
   public var headers: [String: String] { [:] }
-  /// A plain `JSONDecoder()`.
-  public var decoder: JSONDecoder { JSONDecoder() }
+  /// The networking's encoder.
+  public var bodyEncoder: (any RequestBodyEncoder)? { nil }
   /// The networking's `resourceKeyPath`.
   public var resourceKeyPath: ResourceKeyPath? { nil }
   /// Every element must decode.
@@ -131,12 +138,18 @@ extension TypedRequest {
         resource: path,
         body: parameters,
         contentType: inQuery.contains(method) ? .query : contentType,
+        encoder: bodyEncoder,
         headers: headers
       )
     }
     request.cachePolicy = cachePolicy
     return request
   }
+}
+
+extension TypedRequest where ResourceDecoder == NetworkingDecoder {
+  /// The networking's decoder.
+  public var decoder: NetworkingDecoder { NetworkingDecoder() }
 }
 
 extension TypedRequest where FinalResource == RawResource {

@@ -27,8 +27,8 @@ public struct LossyArray<Element: Decodable>: Decodable, RandomAccessCollection 
     skipped = []
   }
 
-  /// Decodes every element it can, recording the others in ``skipped`` (and in the decoding's report, when the
-  /// decoder was set up by `Response.decodeResource`).
+  /// Decodes every element it can, recording the others in ``skipped`` (and in the decoding's report, when
+  /// `Response.decodeResource` runs the decoding).
   /// - Parameter decoder: The decoder.
   /// - Throws: `DecodingError` when the value is not an array.
   public init(from decoder: any Decoder) throws {
@@ -51,8 +51,8 @@ public struct LossyArray<Element: Decodable>: Decodable, RandomAccessCollection 
     }
     self.elements = elements
     self.skipped = skipped
-    if !skipped.isEmpty, let report = decoder.userInfo[SkipReport.key] as? SkipReport {
-      report.add(skipped, of: "\(Element.self)")
+    if !skipped.isEmpty, let context = ResourceContext.current {
+      context.report.add(skipped, of: "\(Element.self)")
     }
   }
 
@@ -102,10 +102,8 @@ public struct SkippedElements: Error, Sendable, CustomStringConvertible {
   }
 }
 
-/// Collects the elements lossy arrays leave out during one decoding (kept in the decoder's `userInfo`).
+/// Collects the elements lossy arrays leave out during one decoding (kept in its `ResourceContext`).
 final class SkipReport: Sendable {
-  static let key = CodingUserInfoKey(rawValue: "malibu.skipReport")!
-
   private let entries = Locked<[(elementType: String, element: SkippedElement)]>([])
 
   func add(_ skipped: [SkippedElement], of elementType: String) {

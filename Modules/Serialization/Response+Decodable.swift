@@ -1,17 +1,14 @@
-public import Foundation
+import Foundation
 public import MalibuCore
+import MalibuJSON
 
 extension Response {
-  /// The body decoded as JSON into a `Decodable` type.
-  ///
-  /// The default decoder is a plain `JSONDecoder()`: keys as they are, dates as seconds since 1970
-  /// (`.deferredToDate`), data as Base64. Pass your own for other strategies.
+  /// The body decoded into a `Decodable` type by the response's `Response.defaultDecoder`: the
+  /// networking's `decoder` for a response of the facade, else a `MalibuJSONDecoder()` (keys as they are, dates as
+  /// seconds since 2001 (`.deferredToDate`), data as Base64, as Foundation's `JSONDecoder()`).
   ///
   /// ```swift
   /// let boards = try response.decode([Board].self)
-  /// let decoder = JSONDecoder()
-  /// decoder.keyDecodingStrategy = .convertFromSnakeCase
-  /// let user: User = try response.decode(decoder: decoder)
   /// ```
   ///
   /// When ``hasEmptyBodyByDefinition`` is `true` (204, 205, a response to `HEAD`) the body is not decoded:
@@ -19,19 +16,38 @@ extension Response {
   /// ``EmptyBodyDecodable/emptyBodyValue``, any other type fails with
   /// `NetworkError.Code.emptyResponse`.
   ///
+  /// - Parameter type: The type to decode; inferred from the context when omitted.
+  /// - Returns: The decoded value.
+  /// - Throws: `NetworkError` carrying this response, as ``decode(_:decoder:)`` throws it.
+  public func decode<T: Decodable>(_ type: T.Type = T.self) throws(NetworkError) -> T {
+    if let decoder = defaultDecoder { return try decode(T.self, decoder: decoder) }
+    return try decode(T.self, decoder: MalibuJSONDecoder())
+  }
+
+  /// The body decoded into a `Decodable` type by `decoder`: Foundation's `JSONDecoder` with its strategies, a
+  /// property-list decoder, any `ResponseDecoder`.
+  ///
+  /// ```swift
+  /// let decoder = JSONDecoder()
+  /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+  /// let user: User = try response.decode(decoder: decoder)
+  /// ```
+  ///
+  /// The rules for empty bodies are those of ``decode(_:)``.
+  ///
   /// - Parameters:
   ///   - type: The type to decode; inferred from the context when omitted.
-  ///   - decoder: The decoder to use; a plain `JSONDecoder()` by default.
+  ///   - decoder: The decoder to use.
   /// - Returns: The decoded value.
   /// - Throws: `NetworkError` carrying this response:
   ///   - `NetworkError.Code.emptyResponse` when the body is empty (at any status other than the
   ///     ones above, whatever the type), or has no body by definition and the type has no empty value;
   ///   - `NetworkError.Code.decodingFailed` when decoding fails, malformed JSON included; the
-  ///     message names the coding path and the underlying error is the `DecodingError` (or whatever the type's
-  ///     `init(from:)` threw).
+  ///     message names the coding path and the underlying error is the `DecodingError` (or whatever the decoder or
+  ///     the type's `init(from:)` threw).
   public func decode<T: Decodable>(
     _ type: T.Type = T.self,
-    decoder: JSONDecoder = JSONDecoder()
+    decoder: some ResponseDecoder
   ) throws(NetworkError) -> T {
     if hasEmptyBodyByDefinition {
       if let emptyType = T.self as? any EmptyBodyDecodable.Type, let value = emptyType.emptyBodyValue as? T {

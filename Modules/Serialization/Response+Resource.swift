@@ -1,5 +1,6 @@
-public import Foundation
+import Foundation
 public import MalibuCore
+import MalibuJSON
 
 /// Where a resource sits in a response body: at the top level, or under a path of object keys (`{"data": …}`).
 ///
@@ -66,18 +67,45 @@ public struct DecodedResource<Value> {
 extension DecodedResource: Sendable where Value: Sendable {}
 
 extension Response {
-  /// The body decoded as JSON into `type`, found under `keyPath`, its array decoded lossily when asked.
+  /// The body decoded into `type` by the response's `Response.defaultDecoder` (the networking's
+  /// `decoder`, else a `MalibuJSONDecoder()`), found under `keyPath`, its array decoded lossily when asked.
   ///
   /// ```swift
   /// // {"data": [{"title": "a", "content": "…"}, {"title": "b"}]}
   /// let posts = try response.decodeResource([Post].self, at: "data", arrays: .lossy)
   /// print(posts.value.count, posts.skipped?.count ?? 0)   // 1 1
   /// ```
-  /// The rules for empty bodies are those of ``decode(_:decoder:)``. The decoder's strategies and `userInfo` are
-  /// kept (it is copied, never changed).
+  /// Everything else is as in ``decodeResource(_:decoder:at:arrays:)``.
   /// - Parameters:
   ///   - type: The type to decode.
-  ///   - decoder: The decoder; a plain `JSONDecoder()` by default.
+  ///   - keyPath: Where the resource sits; the top level by default.
+  ///   - arrays: How the array at that place is decoded, when `type` is an array; strict by default.
+  /// - Returns: The value, and the elements left out.
+  /// - Throws: `NetworkError` carrying this response, as ``decodeResource(_:decoder:at:arrays:)`` throws it.
+  public func decodeResource<T: Decodable>(
+    _ type: T.Type = T.self,
+    at keyPath: ResourceKeyPath = .topLevel,
+    arrays: ArrayDecodingStrategy = .strict
+  ) throws(NetworkError) -> DecodedResource<T> {
+    if let decoder = defaultDecoder { return try decodeResource(T.self, decoder: decoder, at: keyPath, arrays: arrays) }
+    return try decodeResource(T.self, decoder: MalibuJSONDecoder(), at: keyPath, arrays: arrays)
+  }
+
+  /// The body decoded into `type` by `decoder`, found under `keyPath`, its array decoded lossily when asked.
+  ///
+  /// ```swift
+  /// let decoder = JSONDecoder()
+  /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+  /// let posts = try response.decodeResource([Post].self, decoder: decoder, at: "data", arrays: .lossy)
+  /// ```
+  /// Any `ResponseDecoder` works, a decoder of your own included: the key path and the lossy arrays are
+  /// walked through the `Decoder` it hands to `init(from:)` (keyed containers and `superDecoder(forKey:)`), with no
+  /// second pass over the body. The decoder is used as it is, its strategies and `userInfo` untouched; it must call
+  /// `init(from:)` on the thread that called it, as every synchronous decoder does. The rules for empty bodies are
+  /// those of ``decode(_:decoder:)``.
+  /// - Parameters:
+  ///   - type: The type to decode.
+  ///   - decoder: The decoder.
   ///   - keyPath: Where the resource sits; the top level by default.
   ///   - arrays: How the array at that place is decoded, when `type` is an array; strict by default.
   /// - Returns: The value, and the elements left out.
@@ -86,19 +114,21 @@ extension Response {
   ///   the `Content-Type` and the first bytes of the body.
   public func decodeResource<T: Decodable>(
     _ type: T.Type = T.self,
-    decoder: JSONDecoder = JSONDecoder(),
+    decoder: some ResponseDecoder,
     at keyPath: ResourceKeyPath = .topLevel,
     arrays: ArrayDecodingStrategy = .strict
   ) throws(NetworkError) -> DecodedResource<T> {
     if hasEmptyBodyByDefinition || data.isEmpty {
       return DecodedResource(value: try decode(T.self, decoder: decoder), skipped: nil)
     }
-    let report = SkipReport()
     let context = ResourceContext(keys: keyPath.keys, lossy: arrays == .lossy)
-    let own = Self.copy(decoder, adding: [SkipReport.key: report, ResourceContext.key: context])
     let value: T
     do {
-      value = try own.decode(ResourceEnvelope<T>.self, from: data).value
+      value = try ResourceContext.$current.withValue(context) {
+        // At the top level and strict, the envelope has nothing to do: the resource is the body.
+        if keyPath.keys.isEmpty, arrays == .strict { return try decoder.decode(T.self, from: data) }
+        return try decoder.decode(ResourceEnvelope<T>.self, from: data).value
+      }
     } catch {
       let place = keyPath.keys.isEmpty ? "" : " under '\(keyPath)'"
       let reason: String
@@ -114,29 +144,22 @@ extension Response {
         underlyingError: error
       )
     }
-    return DecodedResource(value: value, skipped: report.result)
-  }
-
-  /// A new decoder with the strategies of `decoder` and its `userInfo` plus `extra`.
-  private static func copy(_ decoder: JSONDecoder, adding extra: [CodingUserInfoKey: any Sendable]) -> JSONDecoder {
-    let copy = JSONDecoder()
-    copy.keyDecodingStrategy = decoder.keyDecodingStrategy
-    copy.dateDecodingStrategy = decoder.dateDecodingStrategy
-    copy.dataDecodingStrategy = decoder.dataDecodingStrategy
-    copy.nonConformingFloatDecodingStrategy = decoder.nonConformingFloatDecodingStrategy
-    copy.allowsJSON5 = decoder.allowsJSON5
-    copy.assumesTopLevelDictionary = decoder.assumesTopLevelDictionary
-    copy.userInfo = decoder.userInfo.merging(extra) { _, new in new }
-    return copy
+    return DecodedResource(value: value, skipped: context.report.result)
   }
 }
 
-/// What ``ResourceEnvelope`` reads from the decoder: the keys to walk and whether the array there is lossy.
-private final class ResourceContext: Sendable {
-  static let key = CodingUserInfoKey(rawValue: "malibu.resourceContext")!
+/// What one `decodeResource` hands to the `init(from:)` it runs, whatever the decoder: the keys ``ResourceEnvelope``
+/// walks, whether the array there is lossy, and where lossy arrays report what they leave out.
+///
+/// A task-local value rather than the decoder's `userInfo`, so that any `ResponseDecoder` carries it
+/// without being copied or rebuilt.
+final class ResourceContext: Sendable {
+  /// The context of the `decodeResource` running on this thread or task, if any.
+  @TaskLocal static var current: ResourceContext?
 
   let keys: [String]
   let lossy: Bool
+  let report = SkipReport()
 
   init(keys: [String], lossy: Bool) {
     self.keys = keys
@@ -149,7 +172,7 @@ private struct ResourceEnvelope<T: Decodable>: Decodable {
   let value: T
 
   init(from decoder: any Decoder) throws {
-    let context = decoder.userInfo[ResourceContext.key] as? ResourceContext
+    let context = ResourceContext.current
     value = try Self.decode(from: decoder, keys: context?.keys[...] ?? [], lossy: context?.lossy ?? false)
   }
 

@@ -25,9 +25,9 @@ public import MalibuEncoding
 /// - Parameters of a `.json` request are a JSON object. A POST, PUT or PATCH with content type `.json` and no
 ///   parameters sends `{}` with `Content-Type: application/json`: the method carries a body, and a JSON API parses an
 ///   empty object where an empty body would be a syntax error. A GET, HEAD or DELETE without parameters sends nothing.
-/// - An `Encodable` body (`RequestTask.encodable`) is encoded as `EncodableBody` describes: JSON by its own
-///   `JSONEncoder`, else by the `JSONParameterEncoder` registered for `.json` (or a default one); form, multipart and
-///   custom types from its fields. The request's `parameters` then go into the URL query.
+/// - An `Encodable` body (`RequestTask.encodable`) is encoded as `EncodableBody` describes: by its own
+///   `RequestBodyEncoder` (whose `contentType` is sent), else as JSON by the `JSONParameterEncoder` registered for
+///   `.json` (or a default one); form, multipart and custom types from its fields. The request's `parameters` then go into the URL query.
 public struct PreparedRequest: Sendable {
   /// The request head: method, scheme, authority, path and header fields.
   public var head: HTTPRequest
@@ -142,14 +142,10 @@ public struct PreparedRequest: Sendable {
     case .encodable(let body):
       if request.contentType.encodesInURL { return (nil, nil) }
       if request.contentType == .json {
-        let data: Data
-        if let own = try body.encodedWithOwnEncoder() {
-          data = own
-        } else {
-          let json = (try? encoders.encoder(for: .json)) as? JSONParameterEncoder ?? JSONParameterEncoder()
-          data = try json.encode(body.value)
-        }
-        return (.data(data), request.contentType.headerValue)
+        // The body's own encoder names its media type (a property-list encoder's is not JSON).
+        if let own = try body.encodedWithOwnEncoder() { return (.data(own), body.ownContentType) }
+        let json = (try? encoders.encoder(for: .json)) as? JSONParameterEncoder ?? JSONParameterEncoder()
+        return (.data(try json.encode(body.value)), request.contentType.headerValue)
       }
       let contentType = request.contentType
       return try encodeParameters(try body.parameters(for: contentType), as: contentType, encoders: encoders)

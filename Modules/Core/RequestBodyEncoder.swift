@@ -1,0 +1,44 @@
+public import Foundation
+public import MalibuJSON
+
+/// Turns an `Encodable` value into a request body, and names the media type it writes: what an ``EncodableBody``
+/// takes as its `encoder`.
+///
+/// `MalibuJSONEncoder` and Foundation's `JSONEncoder` (both `application/json`) and `PropertyListEncoder`
+/// (`application/x-plist`) conform; an encoder of your own conforms in a few lines:
+///
+/// ```swift
+/// struct CSVEncoder: RequestBodyEncoder {
+///   var contentType: String { "text/csv" }
+///   func encode<T: Encodable>(_ value: T) throws -> Data { … }
+/// }
+/// let request = Request.post("rows", body: rows, encoder: CSVEncoder())   // Content-Type: text/csv
+/// ```
+public protocol RequestBodyEncoder: Sendable {
+  /// The `Content-Type` of what ``encode(_:)`` writes, such as `application/json`; `application/json` by default.
+  var contentType: String { get }
+
+  /// Encodes `value` as a whole body.
+  /// - Parameter value: The value.
+  /// - Returns: The body.
+  /// - Throws: Whatever the encoder throws; the request then fails with ``NetworkError`` code
+  ///   ``NetworkError/Code/encodingFailed``.
+  func encode<T: Encodable>(_ value: T) throws -> Data
+}
+
+extension RequestBodyEncoder {
+  /// `application/json`.
+  public var contentType: String { "application/json" }
+}
+
+/// MalibuJSON's encoder: `application/json`.
+extension MalibuJSONEncoder: RequestBodyEncoder {}
+
+/// Foundation's encoder: `application/json`, with its output formatting and strategies.
+extension JSONEncoder: RequestBodyEncoder {}
+
+/// Foundation's property-list encoder: `application/x-plist`, in its `outputFormat`.
+extension PropertyListEncoder: RequestBodyEncoder {
+  /// `application/x-plist`.
+  public var contentType: String { "application/x-plist" }
+}
