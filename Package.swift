@@ -86,7 +86,8 @@ let package = Package(
     .target(
       name: "Malibu",
       dependencies: [
-        "MalibuPromises", "MalibuJSON", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuGzip",
+        "MalibuPromises", "MalibuJSON", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization",
+        "MalibuGzip",
         "MalibuTransport", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking", "MalibuStorage",
         // libcurl ships with Linux distributions and macOS, not with the iOS, tvOS, watchOS or visionOS SDKs: there
         // the facade has no curl transport and sends with URLSession (README, "Platform notes").
@@ -346,10 +347,10 @@ let directImports: [String: [Target.Dependency]] = [
   "MalibuLifecycleFixture": [.product(name: "Logging", package: "swift-log")],
   // Tests
   "SurfTests": [httpTypes, "Malibu", "MalibuCore", "MalibuStorage"],
-  "MalibuCoreTests": [httpTypes],
+  "MalibuCoreTests": [httpTypes, "MalibuJSON"],
   "MalibuEncodingTests": ["MalibuCore"],
   "MalibuValidationTests": [httpTypes, "MalibuCore"],
-  "MalibuSerializationTests": [httpTypes, "MalibuCore"],
+  "MalibuSerializationTests": [httpTypes, "MalibuCore", "MalibuJSON"],
   "MalibuTransportTests": [httpTypes, "MalibuCore", "MalibuEncoding"],
   "MalibuCurlTests": [httpTypes, "MalibuCore", "MalibuTransport", "CCurl"],
   "MalibuURLSessionTests": [httpTypes, "MalibuCore", "MalibuTransport"],
