@@ -59,6 +59,17 @@ struct ReadmeTests {
     #expect(fixtures.networking.transferOptions.redirects == redirects)
   }
 
+  /// "Decoders and encoders": Foundation's decoder for one call and for the networking, then MalibuJSON again.
+  @Test func decoderExamplesRun() async throws {
+    let fixtures = ReadmeFixtures()
+    try await ReadmeFixtures.$current.withValue(fixtures) {
+      try await readmeDecodersAndEncoders()
+    }
+    #expect(fixtures.networking.decoder is MalibuJSONDecoder)
+    #expect(fixtures.networking.bodyEncoder is MalibuJSONEncoder)
+    #expect(fixtures.transport.recordedRequests.map(\.path) == ["/api/boards/1"])
+  }
+
   /// "Typed requests": a cat-images call, a lossy list whose skipped element reaches the failure hooks, a fallback,
   /// a GraphQL query and an interceptor, against the fixtures' `MockTransport`.
   @Test func typedRequestExamplesRun() async throws {
