@@ -247,8 +247,8 @@ func readmeDecodersAndEncoders2() async throws {
   _ = settings
 }
 
-// README.md:324, "Typed requests".
-#sourceLocation(file:"README.md",line:325)
+// README.md:326, "Typed requests".
+#sourceLocation(file:"README.md",line:327)
 struct CatImage: Decodable, Sendable {
   let id: String
   let url: String
@@ -275,9 +275,9 @@ struct GetCatImageURL: TypedRequest {
 }
 #sourceLocation()
 
-/// README.md:351, "Typed requests".
+/// README.md:353, "Typed requests".
 func readmeTypedRequests() async throws {
-  #sourceLocation(file:"README.md",line:352)
+  #sourceLocation(file:"README.md",line:354)
   let cats = try await networking.send(GetCatImages())  // GET images/search?limit=2&mime_type=jpg%2Cpng → [CatImage]
   let catURL = try await networking.send(GetCatImageURL())  // the first cat's URL, made by finalize(raw:)
   networking.request(typed: GetCatImages()).done { cats in print(cats.count) }  // the promise form
@@ -287,8 +287,8 @@ func readmeTypedRequests() async throws {
   _ = (cats, catURL, quickCats)
 }
 
-// README.md:368, "Typed requests".
-#sourceLocation(file:"README.md",line:369)
+// README.md:370, "Typed requests".
+#sourceLocation(file:"README.md",line:371)
 struct Post: Decodable, Sendable {
   let title: String
   let content: String
@@ -318,9 +318,9 @@ struct GetCoolCat: TypedRequest {
 }
 #sourceLocation()
 
-/// README.md:398, "Typed requests".
+/// README.md:400, "Typed requests".
 func readmeTypedRequests2() async throws {
-  #sourceLocation(file:"README.md",line:399)
+  #sourceLocation(file:"README.md",line:401)
   let posts = try await networking.send(GetPosts())  // the posts that decode; the others reach `failures`
   do {
     _ = try await networking.send(GetCoolCat())
@@ -334,8 +334,8 @@ func readmeTypedRequests2() async throws {
   _ = (posts, boards)
 }
 
-// README.md:415, "Typed requests".
-#sourceLocation(file:"README.md",line:416)
+// README.md:417, "Typed requests".
+#sourceLocation(file:"README.md",line:418)
 struct PostTitles: Decodable, Sendable {
   struct Post: Decodable, Sendable {
     let id: String
@@ -352,9 +352,9 @@ struct AllPosts: GraphQLRequest {
 }
 #sourceLocation()
 
-/// README.md:432, "Typed requests".
+/// README.md:434, "Typed requests".
 func readmeTypedRequests3() async throws {
-  #sourceLocation(file:"README.md",line:433)
+  #sourceLocation(file:"README.md",line:435)
   do {
     let posts = try await networking.send(AllPosts()).posts
     print(posts.map(\.title))
@@ -366,8 +366,8 @@ func readmeTypedRequests3() async throws {
   #sourceLocation()
 }
 
-// README.md:447, "Typed requests".
-#sourceLocation(file:"README.md",line:448)
+// README.md:449, "Typed requests".
+#sourceLocation(file:"README.md",line:450)
 struct StagingInterceptor: RequestInterceptor {
   func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
     if request.path?.hasPrefix("/api/boards/404") == true {
@@ -380,18 +380,18 @@ struct StagingInterceptor: RequestInterceptor {
 }
 #sourceLocation()
 
-/// README.md:460, "Typed requests".
+/// README.md:462, "Typed requests".
 func readmeTypedRequests4() async throws {
-  #sourceLocation(file:"README.md",line:461)
+  #sourceLocation(file:"README.md",line:463)
   networking.interceptors = [StagingInterceptor()]
   let staged = try await networking.request(.showBoard(id: 404)).validate().decode(using: Board.self).value
   #sourceLocation()
   _ = staged
 }
 
-/// README.md:480, "Errors".
+/// README.md:482, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:481)
+  #sourceLocation(file:"README.md",line:483)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -409,9 +409,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:510, "Failures and activity".
+/// README.md:512, "Failures and activity".
 func readmeFailuresAndActivity() async throws {
-  #sourceLocation(file:"README.md",line:511)
+  #sourceLocation(file:"README.md",line:513)
   networking.onFailure = { failure in
     print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
@@ -427,9 +427,9 @@ func readmeFailuresAndActivity() async throws {
   _ = failures
 }
 
-/// README.md:530, "Failures and activity".
+/// README.md:532, "Failures and activity".
 func readmeFailuresAndActivity2() async throws {
-  #sourceLocation(file:"README.md",line:531)
+  #sourceLocation(file:"README.md",line:533)
   struct APIError: Error { let message: String }
   struct APIErrorBody: Decodable { let error: String? }
 
@@ -454,9 +454,9 @@ func readmeFailuresAndActivity2() async throws {
   #sourceLocation()
 }
 
-/// README.md:562, "Authentication".
+/// README.md:564, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:563)
+  #sourceLocation(file:"README.md",line:565)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -464,18 +464,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:573, "Authentication".
+/// README.md:575, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:574)
+  #sourceLocation(file:"README.md",line:576)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:588, "Logging".
+/// README.md:590, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:589)
+  #sourceLocation(file:"README.md",line:591)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -488,9 +488,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:614, "Logging".
+/// README.md:616, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:615)
+  #sourceLocation(file:"README.md",line:617)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -498,9 +498,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:626, "Mocking".
+/// README.md:628, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:627)
+  #sourceLocation(file:"README.md",line:629)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -521,9 +521,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:650, "Mocking".
+/// README.md:652, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:653)
+  #sourceLocation(file:"README.md",line:655)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -537,9 +537,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:673, "Mock modes".
+/// README.md:675, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:674)
+  #sourceLocation(file:"README.md",line:676)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -554,9 +554,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:699, "Offline storage and replay".
+/// README.md:701, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:700)
+  #sourceLocation(file:"README.md",line:702)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -570,9 +570,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:725, "HTTP cache".
+/// README.md:727, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:726)
+  #sourceLocation(file:"README.md",line:728)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -582,9 +582,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:746, "ETags".
+/// README.md:748, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:747)
+  #sourceLocation(file:"README.md",line:749)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -597,9 +597,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:773, "Cookies".
+/// README.md:775, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:774)
+  #sourceLocation(file:"README.md",line:776)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -612,9 +612,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:786, "Cancellation".
+/// README.md:788, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:787)
+  #sourceLocation(file:"README.md",line:789)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -628,9 +628,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:809, "Downloads".
+/// README.md:811, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:810)
+  #sourceLocation(file:"README.md",line:812)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -638,18 +638,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:830, "Downloads".
+/// README.md:832, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:831)
+  #sourceLocation(file:"README.md",line:833)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:841, "Streaming".
+/// README.md:843, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:842)
+  #sourceLocation(file:"README.md",line:844)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -660,9 +660,9 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:859, "The Malibu namespace".
+/// README.md:861, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:860)
+  #sourceLocation(file:"README.md",line:862)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -680,9 +680,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:881, "Gzip".
+/// README.md:883, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:882)
+  #sourceLocation(file:"README.md",line:884)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -694,9 +694,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:893, "Transfer options".
+/// README.md:895, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:894)
+  #sourceLocation(file:"README.md",line:896)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -710,9 +710,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:925, "Retries".
+/// README.md:927, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:926)
+  #sourceLocation(file:"README.md",line:928)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -728,9 +728,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:961, "HTTPS only, proxies and session configuration".
+/// README.md:963, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:962)
+  #sourceLocation(file:"README.md",line:964)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -747,9 +747,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1004, "OpenAPI".
+/// README.md:1006, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1008)
+  #sourceLocation(file:"README.md",line:1010)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -769,8 +769,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1037, "Tracing".
-#sourceLocation(file:"README.md",line:1041)
+// README.md:1039, "Tracing".
+#sourceLocation(file:"README.md",line:1043)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -778,8 +778,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1062, "Metrics".
-#sourceLocation(file:"README.md",line:1067)
+// README.md:1064, "Metrics".
+#sourceLocation(file:"README.md",line:1069)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -787,15 +787,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1082, "Graceful shutdown".
+/// README.md:1084, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1083)
+  #sourceLocation(file:"README.md",line:1085)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1090, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1096)
+// README.md:1092, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1098)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -808,9 +808,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1121, "Using single modules".
+/// README.md:1123, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1124)
+  #sourceLocation(file:"README.md",line:1126)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -819,9 +819,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1132, "Using single modules".
+/// README.md:1134, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1143)
+  #sourceLocation(file:"README.md",line:1145)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -841,9 +841,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1219, "Transports".
+/// README.md:1221, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1220)
+  #sourceLocation(file:"README.md",line:1222)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
