@@ -147,7 +147,8 @@ import Testing
         self = .bool(bool)
       } else if let object = try? decoder.container(keyedBy: Key.self) {
         var members: [String: JSONValue] = [:]
-        for key in object.allKeys {
+        // In key order: `allKeys` comes in a dictionary's order, and the first member that fails is the error.
+        for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
           members[key.stringValue] = try object.decode(JSONValue.self, forKey: key)
         }
         self = .object(members)
