@@ -656,6 +656,7 @@ JSON_ROWS = [
 JSON_REPEATS = 3 if QUICK else 5
 JSON_STRIDE = int(os.environ.get("BENCH_JSON_STRIDE", "20" if QUICK else "10"))
 JSON_BEGIN, JSON_END = "<!-- bench:json -->", "<!-- /bench:json -->"
+JSON_STARTED = ("", 0.0)  # when json_measure started (UTC) and the load average then
 
 
 def json_binary(name):
@@ -684,19 +685,21 @@ def callgrind_instructions(command, run_dir, passes):
             path = os.path.join(run_dir, name)
             total += sum(int(line.split()[1]) for line in open(path) if line.startswith("summary:"))
             os.remove(path)
-    return total, result["bytes"]
+    return total, result
 
 
 def json_measure(run_dir, plan):
     """Every JSON row: MB/s over all 1,000 files (best of JSON_REPEATS), then instructions per byte under callgrind
     over every JSON_STRIDE-th file: (run with 2 passes − run with 1 pass) / the bytes of one pass."""
+    global JSON_STARTED
+    JSON_STARTED = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
     items = os.path.join(API_DIR, "items")
     has_valgrind = shutil.which("valgrind") is not None
     if not has_valgrind:
         log("valgrind not found: the JSON rows get no instruction counts (`apt-get install -y valgrind`)")
     rows = []
     for group, contender, binary, what in JSON_ROWS:
-        if ONLY and not ONLY.search(f"json/{contender}"):
+        if ONLY and not ONLY.search(f"json/{'simdjson' if binary == 'bench-simdjson' else contender}"):
             continue
         base = [json_binary(binary), contender, "--dir", items, "--plan", plan]
         row = {"group": group, "contender": contender, "what": what, "binary": binary}
@@ -704,10 +707,11 @@ def json_measure(run_dir, plan):
             wall = json_run(base + ["--repeats", str(JSON_REPEATS)])
             row.update(mb_per_s=wall["mb_per_s"], bytes=wall["bytes"], implementation=wall.get("implementation"))
             if has_valgrind:
-                sampled = base + ["--stride", str(JSON_STRIDE)]
-                one, sampled_bytes = callgrind_instructions(sampled, run_dir, 1)
-                two, _ = callgrind_instructions(sampled, run_dir, 2)
-                row.update(ir_per_byte=(two - one) / sampled_bytes, sampled_bytes=sampled_bytes)
+                strided = base + ["--stride", str(JSON_STRIDE)]
+                one, sampled = callgrind_instructions(strided, run_dir, 1)
+                two, _ = callgrind_instructions(strided, run_dir, 2)
+                row.update(ir_per_byte=(two - one) / sampled["bytes"], sampled_bytes=sampled["bytes"],
+                           callgrind_implementation=sampled.get("implementation"))
         except (OSError, RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as error:
             row["error"] = str(error)[-300:]
         log(f"json {contender:26} {row.get('mb_per_s', 0):8,.1f} MB/s  "
@@ -730,8 +734,16 @@ def json_targets(row, by_contender):
     return []
 
 
+def cpu_model():
+    try:
+        return next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return "unknown CPU"
+
+
 def json_section(rows, command):
     """The Markdown section of the JSON rows, between its markers (`bench.py --json` replaces just that)."""
+    json_started, json_load = JSON_STARTED
     by_contender = {row["contender"]: row for row in rows}
     reference = {"decode": "decode-foundation", "encode `Order`": "encode-orders-foundation",
                  "encode api-mix": "encode-items-foundation"}
@@ -742,7 +754,10 @@ def json_section(rows, command):
              f"{JSON_REPEATS} passes over all 1,000 files (or the plan's orders) after a warm-up pass. Ir/byte: "
              f"instructions (callgrind, all threads) of a run with 2 passes minus a run with 1, over the bytes of one "
              f"pass, on every {JSON_STRIDE}th file (`BENCH_JSON_STRIDE`). × Foundation: the row's instructions per "
-             "byte over Foundation's row of its group.", "",
+             "byte over Foundation's row of its group. Instruction counts repeat to within a percent from run to "
+             "run; MB/s moves with whatever else the machine runs (the same code measured twice can differ by 2×).",
+             "", f"Run: {json_started} UTC; {os.cpu_count()} CPUs, {cpu_model()}; load average "
+             f"{json_load:.2f} when it started.", "",
              "| rows | contender | what it does | MB/s | Ir/byte | × Foundation (Ir) | bytes (wall / callgrind) | target |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for row in rows:
@@ -756,7 +771,12 @@ def json_section(rows, command):
         ir = row.get("ir_per_byte")
         ratio = f"{ir / base:.2f}" if ir is not None and base else "—"
         verdict = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for text, met in json_targets(row, by_contender))
-        what = row["what"] + (f" ({row['implementation']} kernel)" if row.get("implementation") else "")
+        what = row["what"]
+        if row.get("implementation"):
+            what += f" ({row['implementation']} kernel"
+            if row.get("callgrind_implementation") not in (None, row["implementation"]):
+                what += f"; {row['callgrind_implementation']} under callgrind, which has no AVX-512"
+            what += ")"
         lines.append(f"| {row['group']} | {name} | {what} | {number(row['mb_per_s'])} | {optional(ir)} | {ratio} | "
                      f"{row['bytes']:,} / {row.get('sampled_bytes', 0):,} | {verdict or '—'} |")
     lines += ["", "By hand (from the repository root, after `make bench-build`; `.build-bench/bench-simdjson parse` "
