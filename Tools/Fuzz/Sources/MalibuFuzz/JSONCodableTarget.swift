@@ -97,41 +97,53 @@ enum JSONCodableTarget {
   static func membersSorted(_ data: Data) -> [UInt8] {
     let bytes = [UInt8](data)
     var index = 0
-    var result = sortedValue(bytes, &index)
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count)
+    appendSorted(bytes, &index, to: &result)
     result += bytes[index...]
     return result
   }
 
-  private static func sortedValue(_ bytes: [UInt8], _ index: inout Int) -> [UInt8] {
-    guard index < bytes.count else { return [] }
-    let open = bytes[index]
-    switch open {
-    case UInt8(ascii: "{"), UInt8(ascii: "["):
-      let close = open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+  /// Appends the value at `index` to `result`, its objects' members sorted, and moves `index` past it.
+  private static func appendSorted(_ bytes: [UInt8], _ index: inout Int, to result: inout [UInt8]) {
+    guard index < bytes.count else { return }
+    switch bytes[index] {
+    case UInt8(ascii: "["):
+      result.append(UInt8(ascii: "["))
       index += 1
-      var parts: [[UInt8]] = []
-      while index < bytes.count, bytes[index] != close {
-        if bytes[index] == UInt8(ascii: ",") { index += 1 }
-        var part: [UInt8] = []
-        if open == UInt8(ascii: "{") {
-          let end = stringEnd(bytes, index)
-          part = Array(bytes[index..<end]) + [UInt8(ascii: ":")]
-          index = min(end + 1, bytes.count)  // past the colon
+      while index < bytes.count, bytes[index] != UInt8(ascii: "]") {
+        if bytes[index] == UInt8(ascii: ",") {
+          result.append(UInt8(ascii: ","))
+          index += 1
         }
-        parts.append(part + sortedValue(bytes, &index))
+        appendSorted(bytes, &index, to: &result)
+      }
+      result.append(UInt8(ascii: "]"))
+      index = min(index + 1, bytes.count)
+    case UInt8(ascii: "{"):
+      index += 1
+      var members: [[UInt8]] = []
+      while index < bytes.count, bytes[index] != UInt8(ascii: "}") {
+        if bytes[index] == UInt8(ascii: ",") { index += 1 }
+        let end = stringEnd(bytes, index)
+        var member = Array(bytes[index..<end])
+        member.append(UInt8(ascii: ":"))
+        index = min(end + 1, bytes.count)  // past the colon
+        appendSorted(bytes, &index, to: &member)
+        members.append(member)
       }
       index = min(index + 1, bytes.count)
-      if open == UInt8(ascii: "{") { parts.sort { $0.lexicographicallyPrecedes($1) } }
-      var result = [open]
-      for (offset, part) in parts.enumerated() {
+      members.sort { $0.lexicographicallyPrecedes($1) }
+      result.append(UInt8(ascii: "{"))
+      for (offset, member) in members.enumerated() {
         if offset > 0 { result.append(UInt8(ascii: ",")) }
-        result += part
+        result += member
       }
-      return result + [close]
+      result.append(UInt8(ascii: "}"))
     case UInt8(ascii: "\""):
       let end = stringEnd(bytes, index)
-      defer { index = end }
-      return Array(bytes[index..<end])
+      result += bytes[index..<end]
+      index = end
     default:
       let start = index
       scan: while index < bytes.count {
@@ -140,7 +152,7 @@ enum JSONCodableTarget {
         default: index += 1
         }
       }
-      return Array(bytes[start..<index])
+      result += bytes[start..<index]
     }
   }
 
@@ -221,7 +233,8 @@ enum JSONCodableTarget {
       }
     }
 
-    // Scalars first, the most common first: each failed attempt costs a thrown error.
+    // Scalars first, the most common first: each failed attempt throws an error, and Swift Testing takes a
+    // backtrace of every error thrown.
     init(from decoder: any Decoder) throws {
       if decoder.codingPath.count >= Self.walkedDepth {
         self = .truncated
@@ -232,10 +245,13 @@ enum JSONCodableTarget {
         self = .null
       } else if let string = try? single.decode(String.self) {
         self = .string(string)
-      } else if let int = try? single.decode(Int.self) {
-        self = .int(int)
       } else if let double = try? single.decode(Double.self) {
-        self = .double(double)
+        // An integral number is read again as `Int`, which keeps integers past 2^53 exact.
+        if double.rounded() == double, let int = try? single.decode(Int.self) {
+          self = .int(int)
+        } else {
+          self = .double(double)
+        }
       } else if let bool = try? single.decode(Bool.self) {
         self = .bool(bool)
       } else if let object = try? decoder.container(keyedBy: Key.self) {
