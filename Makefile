@@ -17,7 +17,7 @@ ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
 .PHONY: setup setup-servers build platform-check test unit tsan sanitize lint format docs readme demo clean bench \
-  bench-quick bench-build fuzz fuzz-smoke fuzz-build install-check install
+  bench-quick bench-build bench-setup bench-json fuzz fuzz-smoke fuzz-build install-check install
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -162,25 +162,47 @@ PYTHON3        ?= python3
 bench: setup-servers bench-build
 	$(PYTHON3) $(BENCH_PACKAGE)/Scripts/bench.py
 
+## bench-json: only the Codable JSON rows (Foundation, MalibuJSON, Malibu's JSONParser DOM, simdjson; MB/s and
+## instructions per byte under callgrind), written over their section of BENCHMARKS.md; no nginx, a few minutes
+bench-json: bench-setup
+	@mkdir -p $(BENCH_WORK)
+	@rm -f $(BENCH_PACKAGE)/.build/release.yaml
+	@rm -rf $(BENCH_PACKAGE)/.build/release/bench_json.build
+	$(BENCH_SIMDJSON)
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-json
+	$(PYTHON3) $(BENCH_PACKAGE)/Scripts/bench.py --json
+
 ## bench-quick: the same with fewer requests and 2 repeats (BENCH_QUICK=1): a few minutes, figures indicative only
 bench-quick:
 	BENCH_QUICK=1 $(MAKE) bench
 
+# The simdjson reference of the JSON rows: C++ on Debian's libsimdjson-dev.
+BENCH_SIMDJSON := g++ -O2 -Wall -Wextra -std=c++17 -o $(BENCH_WORK)/bench-simdjson $(BENCH_PACKAGE)/C/bench_simdjson.cpp \
+  $$(pkg-config --cflags --libs simdjson)
+
+## bench-setup: what only the benchmarks need, besides `setup`'s packages (only those missing): simdjson (the JSON
+## rows' reference), g++ to build it, valgrind (instructions per byte)
+bench-setup:
+	@Tools/scripts/setup.sh libsimdjson-dev g++ valgrind
+
 ## bench-build: the C baselines (gcc -O2, libcurl + zlib) and the Swift clients in release
 # (MalibuBenchmarks is built by `swift package benchmark` itself, with its own flags: building it here too would only
 # make the two builds undo each other.)
-bench-build: setup
+bench-build: bench-setup
 	@mkdir -p $(BENCH_WORK)
 	@# The nested package's build plan does not notice files added to or removed from the root package (a path
 	@# dependency): drop the plan so it is made again (the compiled objects are kept).
 	@rm -f $(BENCH_PACKAGE)/.build/release.yaml
 	@# Nor does it always recompile its own targets when only @inlinable code they inline from Malibu changed
 	@# (bench-client's objects were seen left at a build 90 minutes old): compile them afresh, and the ordo-one suite's.
-	@rm -rf $(BENCH_PACKAGE)/.build/release/bench_client.build $(BENCH_PACKAGE)/.build/release/MalibuBenchmarks.build
+	@rm -rf $(BENCH_PACKAGE)/.build/release/bench_client.build $(BENCH_PACKAGE)/.build/release/MalibuBenchmarks.build \
+	  $(BENCH_PACKAGE)/.build/release/bench_json.build
 	gcc -O2 -Wall -Wextra -o $(BENCH_WORK)/bench-c $(BENCH_PACKAGE)/C/bench_c.c $$(pkg-config --cflags --libs libcurl zlib)
+	$(BENCH_SIMDJSON)
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-floor
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-json
 
 # Fuzzing: libFuzzer targets for every parser that sees hostile bytes, in a package of their own (Tools/Fuzz), built
 # in debug with -sanitize=fuzzer,address in a scratch folder of its own. One binary holds every target; run.sh runs
@@ -188,7 +210,7 @@ bench-build: setup
 # what it finds in $(FUZZ_SCRATCH)/work/<target>/corpus, and fails with the reproducer's path on any crash.
 FUZZ_PACKAGE       := Tools/Fuzz
 FUZZ_SCRATCH       := .build-fuzz
-FUZZ_TARGETS       ?= gzip json response-head media-type url-form multipart stored-request redactor
+FUZZ_TARGETS       ?= gzip json json-codable response-head media-type url-form multipart stored-request redactor
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 

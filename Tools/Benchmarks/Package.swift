@@ -45,6 +45,13 @@ let package = Package(
       ],
       path: "Sources/BenchClient"
     ),
+    // The Codable JSON rows, no network: Foundation's coders, MalibuJSON, and Malibu's JSONParser DOM through
+    // `toJsonArray()`, over the api-mix files (the simdjson reference is C/bench_simdjson.cpp).
+    .executableTarget(
+      name: "bench-json",
+      dependencies: ["BenchSupport", malibu("Malibu"), malibu("MalibuJSON")],
+      path: "Sources/BenchJSON"
+    ),
     // async-http-client in a binary of its own, so that neither side's peak RSS carries the other's code.
     .executableTarget(
       name: "bench-client-ahc",

@@ -30,7 +30,7 @@ let package = Package(
   targets: [
     // libFuzzer's driver function, declared for Swift.
     .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
-    // One binary for every target (one link instead of eight); MALIBU_FUZZ_TARGET picks the target at start-up.
+    // One binary for every target (one link instead of nine); MALIBU_FUZZ_TARGET picks the target at start-up.
     // The targets reach internal parsers through `@testable import` (debug builds).
     .executableTarget(
       name: "malibu-fuzz",
@@ -38,6 +38,7 @@ let package = Package(
         "CFuzzer",
         malibu("MalibuCore"), malibu("MalibuEncoding"), malibu("MalibuValidation"), malibu("MalibuSerialization"),
         malibu("MalibuGzip"), malibu("MalibuCurl"), malibu("MalibuLogging"), malibu("MalibuStorage"),
+        malibu("MalibuJSON"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
       path: "Sources/MalibuFuzz"

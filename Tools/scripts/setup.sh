@@ -4,7 +4,8 @@
 #   that MalibuStorage's cookie jar reads at run time (publicsuffix: /usr/share/publicsuffix/public_suffix_list.dat).
 set -euo pipefail
 
-apt_packages=(zlib1g-dev libcurl4-openssl-dev pkg-config publicsuffix)
+# Arguments: more Debian packages to install the same way (`make bench-setup` passes the benchmarks' own).
+apt_packages=(zlib1g-dev libcurl4-openssl-dev pkg-config publicsuffix "$@")
 
 missing=()
 for package in "${apt_packages[@]}"; do

@@ -17,7 +17,11 @@ Environment:
   BENCH_MAX_SECONDS  a GET row stops after this long, its rate over the requests done (default 10; 0: never)
   BENCH_BIN       where the Swift clients are (default: Tools/Benchmarks/.build/release)
   MALIBU_NGINX    the nginx binary (default: PATH, /usr/sbin/nginx, ...)
+  BENCH_JSON=0    skip the Codable JSON rows (bench-json, bench-simdjson; `--json` runs only those)
+  BENCH_JSON_STRIDE  the callgrind runs of the JSON rows read every N-th api-mix file (default 10; 20 quick)
 Only the Python standard library is used.
+
+`bench.py --json` runs only the Codable JSON rows (no nginx) and rewrites their section of BENCHMARKS.md.
 """
 
 import ctypes
@@ -71,7 +75,9 @@ STREAMING = ["malibu-curl", "malibu-urlsession", "ahc", "urlsession"]  # the fac
 # api-mix: the transfer floor (C, libcurl multi), CurlTransport alone (transfer only), then the decoding contenders:
 # the facade (validate + decode into Codable types), async-http-client and URLSession with JSONDecoder.
 # `facade-curl-data` is the facade with `toData()` (no decoding), against CurlTransport on the same row.
-API_CONTENDERS = ["c", "malibu-curl", "facade-curl-data", "facade-curl", "ahc", "urlsession"]
+# `facade-curl-foundation` is `facade-curl` with Foundation's `JSONDecoder` passed to `decode(using:decoder:)`, beside
+# the facade's default decoder.
+API_CONTENDERS = ["c", "malibu-curl", "facade-curl-data", "facade-curl", "facade-curl-foundation", "ahc", "urlsession"]
 API_REQUESTS = 2_000 if QUICK else 20_000
 # An api-mix row stops starting requests after this long (BENCH_MAX_SECONDS, at most 5 s): the decoding rows run at
 # a few thousand requests/s, and 27 rows x 5 repeats must stay near 10 minutes.
@@ -178,15 +184,16 @@ def api_sizes():
     return [int(1024 * 2 ** rng.uniform(0, 6)) for _ in range(API_PATHS)]
 
 
-def write_api_data():
+def write_api_data(directory=API_DIR):
     """api/items/<n>.json (1,000 JSON arrays of records, 1-64 KiB) and api/plan.tsv: the request list every
     api-mix client replays, one request a line: method, path with query, expected body bytes, expected decoded
-    records, X-Request-Id, Accept-Language, JSON body or '-'. 1 request in 5 is a POST of a JSON order."""
-    os.makedirs(os.path.join(API_DIR, "items"), exist_ok=True)
+    records, X-Request-Id, Accept-Language, JSON body or '-'. 1 request in 5 is a POST of a JSON order.
+    `--generate-api DIR` writes the same files into DIR instead (MalibuJSON's differential test reads them there)."""
+    os.makedirs(os.path.join(directory, "items"), exist_ok=True)
     items = []
     for number_, size in enumerate(api_sizes()):
         document = json_document(size, seed=number_)
-        open(os.path.join(API_DIR, "items", f"{number_}.json"), "wb").write(document)
+        open(os.path.join(directory, "items", f"{number_}.json"), "wb").write(document)
         items.append((len(document), len(json.loads(document))))
     rng = random.Random(2324)
     sorts = ["id", "-score", "name", "-updated"]
@@ -206,9 +213,9 @@ def write_api_data():
             size, records = items[number_]
             lines.append(["GET", f"/api/items/{number_}.json?{query}", str(size), str(records), request_id, language,
                           "-"])
-    with open(os.path.join(API_DIR, "plan.tsv"), "w") as file:
+    with open(os.path.join(directory, "plan.tsv"), "w") as file:
         file.write("".join("\t".join(line) + "\n" for line in lines))
-    open(os.path.join(API_DIR, ".complete"), "w").write(API_VERSION)
+    open(os.path.join(directory, ".complete"), "w").write(API_VERSION)
 
 
 def generate_api_data():
@@ -539,6 +546,8 @@ def api_targets(key, contender, stats):
     elif contender == "facade-curl":
         if stats.get("ahc", {}).get("median") and row["median"]:
             out.append(("> AHC + JSONDecoder", row["median"] > stats["ahc"]["median"]))
+        if not key.endswith("-1"):
+            ratio_to("ahc", 3, "AHC + JSONDecoder (MalibuJSON, issue 32)")
         ratio_to("urlsession", 4, "URLSession + JSONDecoder")
     return out
 
@@ -627,6 +636,190 @@ def table(stats):
             lines.append(f"| {label} | {contender} | {number(row['median'])} | {number(row['min'])}–"
                          f"{number(row['max'])} | {row['unit']} | {row['rss']:.0f} | {ratio} | {verdict} |")
     return "\n".join(lines)
+
+
+# ---- Codable JSON rows (bench-json, bench-simdjson) ---------------------------------------------------------------
+
+# (group, contender, binary, what it does): decode rows over the api-mix files, encode rows over the plan's orders and
+# the files' records. One process per row; MB/s is the best of JSON_REPEATS timed passes after a warm-up pass.
+JSON_ROWS = [
+    ("decode api-mix `[Item]`", "decode-foundation", "bench-json", "Foundation `JSONDecoder` into `[Item]`"),
+    ("decode api-mix `[Item]`", "decode-malibujson", "bench-json", "`MalibuJSONDecoder` into `[Item]`"),
+    ("decode api-mix `[Item]`", "decode-jsonparser", "bench-json",
+     "Malibu's `JSONParser` DOM (`Response.toJsonArray()`), no Codable"),
+    ("decode api-mix `[Item]`", "parse", "bench-simdjson", "simdjson's DOM parse to its tape: the physical reference"),
+    ("encode `Order` (the plan's POST bodies)", "encode-orders-foundation", "bench-json", "Foundation `JSONEncoder`"),
+    ("encode `Order` (the plan's POST bodies)", "encode-orders-malibujson", "bench-json", "`MalibuJSONEncoder`"),
+    ("encode api-mix `[Item]`", "encode-items-foundation", "bench-json", "Foundation `JSONEncoder`"),
+    ("encode api-mix `[Item]`", "encode-items-malibujson", "bench-json", "`MalibuJSONEncoder`"),
+]
+JSON_REPEATS = 3 if QUICK else 5
+JSON_STRIDE = int(os.environ.get("BENCH_JSON_STRIDE", "20" if QUICK else "10"))
+JSON_BEGIN, JSON_END = "<!-- bench:json -->", "<!-- /bench:json -->"
+JSON_STARTED = ("", 0.0)  # when json_measure started (UTC) and the load average then
+
+
+def json_binary(name):
+    if name == "bench-simdjson":
+        return os.path.join(WORK, "bench-simdjson")
+    return os.path.join(os.environ.get("BENCH_BIN", os.path.join(PACKAGE, ".build", "release")), name)
+
+
+def json_run(command):
+    """One bench-json or bench-simdjson process: its JSON line, or an error."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
+    return json.loads(lines[-1])
+
+
+def callgrind_instructions(command, run_dir, passes):
+    """Instructions of `command` with `passes` passes and no warm-up, all threads (callgrind's summary)."""
+    out = os.path.join(run_dir, f"callgrind.json.{passes}")
+    result = json_run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command,
+                       "--warmup", "0", "--repeats", "1", "--passes", str(passes)])
+    total = 0
+    for name in os.listdir(run_dir):
+        if name.startswith(f"callgrind.json.{passes}"):
+            path = os.path.join(run_dir, name)
+            total += sum(int(line.split()[1]) for line in open(path) if line.startswith("summary:"))
+            os.remove(path)
+    return total, result
+
+
+def json_measure(run_dir, plan):
+    """Every JSON row: MB/s over all 1,000 files (best of JSON_REPEATS), then instructions per byte under callgrind
+    over every JSON_STRIDE-th file: (run with 2 passes − run with 1 pass) / the bytes of one pass."""
+    global JSON_STARTED
+    JSON_STARTED = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
+    items = os.path.join(API_DIR, "items")
+    has_valgrind = shutil.which("valgrind") is not None
+    if not has_valgrind:
+        log("valgrind not found: the JSON rows get no instruction counts (`apt-get install -y valgrind`)")
+    rows = []
+    for group, contender, binary, what in JSON_ROWS:
+        if ONLY and not ONLY.search(f"json/{'simdjson' if binary == 'bench-simdjson' else contender}"):
+            continue
+        base = [json_binary(binary), contender, "--dir", items, "--plan", plan]
+        row = {"group": group, "contender": contender, "what": what, "binary": binary}
+        try:
+            wall = json_run(base + ["--repeats", str(JSON_REPEATS)])
+            row.update(mb_per_s=wall["mb_per_s"], bytes=wall["bytes"], implementation=wall.get("implementation"))
+            if has_valgrind:
+                strided = base + ["--stride", str(JSON_STRIDE)]
+                one, sampled = callgrind_instructions(strided, run_dir, 1)
+                two, _ = callgrind_instructions(strided, run_dir, 2)
+                row.update(ir_per_byte=(two - one) / sampled["bytes"], sampled_bytes=sampled["bytes"],
+                           callgrind_implementation=sampled.get("implementation"))
+        except (OSError, RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as error:
+            row["error"] = str(error)[-300:]
+        log(f"json {contender:26} {row.get('mb_per_s', 0):8,.1f} MB/s  "
+            f"{row.get('ir_per_byte', 0):7,.1f} Ir/byte  {row.get('error', '')}")
+        rows.append(row)
+    return rows
+
+
+def json_targets(row, by_contender):
+    """The issue's targets: MalibuJSON decodes at ≤ 84 instructions per byte; it encodes an `Order` in ≤ ⅓ of
+    `JSONEncoder`'s instructions."""
+    ir = row.get("ir_per_byte")
+    if ir is None:
+        return []
+    if row["contender"] == "decode-malibujson":
+        return [("≤ 84 Ir/byte", ir <= 84)]
+    foundation = by_contender.get("encode-orders-foundation", {}).get("ir_per_byte")
+    if row["contender"] == "encode-orders-malibujson" and foundation:
+        return [("≤ ⅓ of `JSONEncoder`'s instructions", ir <= foundation / 3)]
+    return []
+
+
+def cpu_model():
+    try:
+        return next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return "unknown CPU"
+
+
+def json_section(rows, command):
+    """The Markdown section of the JSON rows, between its markers (`bench.py --json` replaces just that)."""
+    json_started, json_load = JSON_STARTED
+    by_contender = {row["contender"]: row for row in rows}
+    reference = {"decode": "decode-foundation", "encode `Order`": "encode-orders-foundation",
+                 "encode api-mix": "encode-items-foundation"}
+    lines = [JSON_BEGIN, "", "### Codable JSON rows", "",
+             f"Command: `{command}`. No network: each row is one process (`bench-json`, or `bench-simdjson` for the C++ "
+             "reference, g++ -O2 on Debian's libsimdjson) over the api-mix files held in memory. MB/s: bytes of JSON "
+             f"read (decode) or written (encode, as `JSONEncoder` writes them) per second of wall time, the best of "
+             f"{JSON_REPEATS} passes over all 1,000 files (or the plan's orders) after a warm-up pass. Ir/byte: "
+             f"instructions (callgrind, all threads) of a run with 2 passes minus a run with 1, over the bytes of one "
+             f"pass, on every {JSON_STRIDE}th file (`BENCH_JSON_STRIDE`). × Foundation: the row's instructions per "
+             "byte over Foundation's row of its group. Instruction counts repeat to within a percent from run to "
+             "run; MB/s moves with whatever else the machine runs (the same code measured twice can differ by 2×).",
+             "", f"Run: {json_started} UTC; {os.cpu_count()} CPUs, {cpu_model()}; load average "
+             f"{json_load:.2f} when it started.", "",
+             "| rows | contender | what it does | MB/s | Ir/byte | × Foundation (Ir) | bytes (wall / callgrind) | target |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for row in rows:
+        name = "simdjson" if row["binary"] == "bench-simdjson" else row["contender"]
+        if "error" in row:
+            lines.append(f"| {row['group']} | {name} | {row['what']} | — | — | — | — | **failed**: "
+                         f"{row['error'].replace('|', '/')} |")
+            continue
+        base_key = next((v for k, v in reference.items() if row["group"].startswith(k)), None)
+        base = by_contender.get(base_key, {}).get("ir_per_byte")
+        ir = row.get("ir_per_byte")
+        ratio = f"{ir / base:.2f}" if ir is not None and base else "—"
+        verdict = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for text, met in json_targets(row, by_contender))
+        what = row["what"]
+        if row.get("implementation"):
+            what += f" ({row['implementation']} kernel"
+            if row.get("callgrind_implementation") not in (None, row["implementation"]):
+                what += f"; {row['callgrind_implementation']} under callgrind, which has no AVX-512"
+            what += ")"
+        lines.append(f"| {row['group']} | {name} | {what} | {number(row['mb_per_s'])} | {optional(ir)} | {ratio} | "
+                     f"{row['bytes']:,} / {row.get('sampled_bytes', 0):,} | {verdict or '—'} |")
+    lines += ["", "By hand (from the repository root, after `make bench-build`; `.build-bench/bench-simdjson parse` "
+              "takes the same options):", "", "```sh",
+              "Tools/Benchmarks/.build/release/bench-json decode-malibujson --dir .build-bench/www/api/items",
+              "for n in 1 2; do valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$n \\",
+              f"  Tools/Benchmarks/.build/release/bench-json decode-malibujson --dir .build-bench/www/api/items "
+              f"--stride {JSON_STRIDE} \\",
+              "  --warmup 0 --repeats 1 --passes $n; done   # (summary of 2 − summary of 1) / the line's bytes",
+              "```", "", JSON_END]
+    return "\n".join(lines)
+
+
+def json_only():
+    """`bench.py --json`: the JSON rows alone, printed and written over their section of BENCHMARKS.md."""
+    for binary in ("bench-json", "bench-simdjson"):
+        if not os.access(json_binary(binary), os.X_OK):
+            sys.exit(f"bench: {json_binary(binary)} is missing; run `make bench-json` (it builds both)")
+    plan = generate_api_data()
+    os.makedirs(WORK, exist_ok=True)
+    run_dir = tempfile.mkdtemp(prefix="json-", dir=WORK)
+    try:
+        command = ("BENCH_QUICK=1 " if QUICK else "") + "make bench-json"
+        rows = json_measure(run_dir, plan)
+        section = json_section(rows, command)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    print(section)
+    if ONLY:
+        log("BENCH_ONLY is set: BENCHMARKS.md left as it is")
+        return 0
+    current = open(REPORT).read() if os.path.exists(REPORT) else ""
+    if JSON_BEGIN in current and JSON_END in current:
+        before, rest = current.split(JSON_BEGIN, 1)
+        current = before + section + rest.split(JSON_END, 1)[1]
+    elif RESULTS_MARKER in current:
+        current = current.rstrip("\n") + "\n\n" + section + "\n"
+    else:
+        current = (current or "# Benchmarks\n\n") + RESULTS_MARKER + "\n\n" + section + "\n"
+    with open(REPORT, "w") as file:
+        file.write(current)
+    log(f"wrote the JSON rows into {os.path.relpath(REPORT, ROOT)}")
+    return 1 if any("error" in row for row in rows) else 0
 
 
 # ---- micro-benchmarks (ordo-one/benchmark) ------------------------------------------------------------------------
@@ -747,6 +940,7 @@ def main():
             server.stop()
         stats = summarize(results)
         results_table = table(stats)
+        json_rows = json_measure(run_dir, sizes["plan"]) if os.environ.get("BENCH_JSON", "1") != "0" else []
         micro = None
         if os.environ.get("BENCH_MICRO", "1") != "0" and not ONLY:
             try:
@@ -770,8 +964,9 @@ def main():
                  "plain HTTP/1.1, and HTTPS with HTTP/2 over a CA made for the run. `c` (libcurl multi) and "
                  "`malibu-curl` (CurlTransport) transfer and count bytes: the transfer floor and Malibu's transport; "
                  "`facade-curl-data` is the facade with `toData()`, no decoding. "
-                 "`facade-curl` (`Networking` + `validate()` + `decode`), `ahc` and `urlsession` decode into the same "
-                 "`Codable` types with `JSONDecoder`. `urlsession` has no HTTPS rows: Foundation on Linux cannot trust "
+                 "`facade-curl` (`Networking` + `validate()` + `decode`, the facade's default decoder), "
+                 "`facade-curl-foundation` (the same with `decode(using:decoder: JSONDecoder())`), `ahc` and "
+                 "`urlsession` (`JSONDecoder`) decode into the same `Codable` types. `urlsession` has no HTTPS rows: Foundation on Linux cannot trust "
                  "a CA outside the system store, and the run's CA is not installed there. Its facade target on the "
                  "HTTPS rows is therefore not judged. CPU µs/request: the process's user + system time over the "
                  f"measured requests. {API_REQUESTS:,} requests a run (at most {API_MAX_SECONDS:g} s).\n\n"
@@ -800,6 +995,8 @@ def main():
     if floor:
         text += ("\nPeak RSS of each client doing nothing (runtime, libraries, one client; the floor under its rows): "
                  + ", ".join(f"{name} {value:.1f} MiB" for name, value in floor.items()) + ".\n")
+    if json_rows:
+        text += "\n" + json_section(json_rows, command) + "\n"
     if micro:
         text += "\n### Micro-benchmarks (ordo-one/benchmark)\n\n" + micro + "\n"
     print(text)
@@ -815,8 +1012,10 @@ def main():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--generate"]:
         sys.exit(write_data())
-    if sys.argv[1:] == ["--generate-api"]:
-        sys.exit(write_api_data())
+    if sys.argv[1:2] == ["--generate-api"] and len(sys.argv) <= 3:
+        sys.exit(write_api_data(*sys.argv[2:]))
+    if sys.argv[1:] == ["--json"]:
+        sys.exit(json_only())
     try:
         sys.exit(main())
     except (KeyboardInterrupt, Interrupted) as stop:

@@ -138,3 +138,50 @@ write("redactor", "query-and-json", short("a=1&password=hunter2&api-key=x&Access
       + b'{"user": {"password": "p", "list": [{"token": "t"}]}, "ok": 1}')
 write("redactor", "form", short("client_secret=s") + short("X-Api-Key") + short("k") + short("127.0.0.1") + bytes([1])
       + b"name=J&refresh+token=r&x")
+
+# json-codable: whole documents, decoded by Foundation and MalibuJSON as a generic value, as the benchmark's `[Item]`
+# and as a struct of many optional types. Small api-mix documents from the benchmark's own generator, then the
+# nasty cases: numbers at and past the edges, escapes, lone surrogates, invalid UTF-8, deep nesting, bad values.
+import importlib.util  # noqa: E402
+
+bench_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Benchmarks", "Scripts", "bench.py")
+bench_spec = importlib.util.spec_from_file_location("bench", bench_path)
+bench = importlib.util.module_from_spec(bench_spec)
+bench_spec.loader.exec_module(bench)
+for seed, size in ((1, 400), (2, 1200), (3, 3000)):
+    write("json-codable", f"api-mix-{seed}", bench.json_document(size, seed=seed))
+codable_seeds = {
+    "item-null-note": b'[{"id":1,"uuid":"u","name":"n","score":-0.0,"active":false,"tags":[],'
+                      b'"location":{"lat":1e-7,"lon":-180},"note":null}]',
+    "item-missing-key": b'[{"id":1,"uuid":"u","name":"n","score":1,"active":true,"tags":["a"],"location":{"lat":0}}]',
+    "item-wrong-type": b'[{"id":"1","uuid":"u","name":"n","score":1,"active":true,"tags":[],"location":{"lat":0,"lon":0}}]',
+    "item-int-as-float": b'[{"id":1.0,"uuid":"u","name":"n","score":1,"active":true,"tags":[],'
+                         b'"location":{"lat":0,"lon":0}}]',
+    "numbers": b'[0,-0,-0.0,1e400,-1e400,1E-400,9223372036854775807,9223372036854775808,-9223372036854775809,'
+               b'18446744073709551616,1.7976931348623157e308,5e-324,2.2250738585072011e-308,0.1,1e+2,1E2,'
+               b'123456789012345678901234567890,0.30000000000000004]',
+    "bad-numbers": b'[01,1.,.5,+1,1e,-,0x10,NaN,Infinity]',
+    "escapes": b'["\\u0000","\\"\\\\\\/\\b\\f\\n\\r\\t","\\u00e9\\u20ac\\ud83d\\ude00","/","<>&\'"]',
+    "lone-surrogate": b'["\\ud800"]',
+    "lone-low-surrogate": b'{"a":"\\udc00x"}',
+    "invalid-utf8": b'["\xff\xfe", "\xc0\xaf"]',
+    "bom": b'\xef\xbb\xbf{"string":"bom"}',
+    "utf16": '{"string":"utf16"}'.encode("utf-16"),
+    "deep": b"[" * 600 + b"]" * 600,
+    "deep-511": b"[" * 511 + b"]" * 511,
+    "trailing-garbage": b'{"int":1} x',
+    "truncated": b'{"int":1,"string":"abc',
+    "duplicate-keys": b'{"int":1,"int":2,"map":{"a":1,"a":"b"}}',
+    "empty": b"",
+    "whitespace": b" \t\r\n",
+    "top-level-scalars": b'"just a string"',
+    "top-level-null": b"null",
+    "mixed": b'{"int":-5,"int8":-128,"uint64":18446744073709551615,"float":3.4028235e38,"double":2.5,'
+             b'"decimal":3.14159265358979323846264338327950288,"url":"https://example.com/a?b=c","date":-1.5,'
+             b'"data":"aGVsbG8=","string":"s","bools":[true,false],"map":{"b":2,"a":1},"intMap":{"1":"one","-2":"two"},'
+             b'"nested":[{"int":1},{"nested":[]}]}',
+    "mixed-bad": b'{"int8":128,"uint64":-1,"float":1e39,"url":"","data":"!!","intMap":{"x":"y"},"decimal":"1"}',
+    "mixed-nulls": b'{"int":null,"nested":[null],"map":{"a":null}}',
+}
+for name, doc in codable_seeds.items():
+    write("json-codable", name, doc)

@@ -40,6 +40,9 @@ struct FacadeClient: Client {
   let api: Networking<ApiEndpoint>
   /// `api-mix`: `false` for `facade-curl-data`, which stops at `toData()` (the transfer through the facade, no decoding).
   var decodes = true
+  /// `api-mix`: `true` for `facade-curl-foundation`, which hands Foundation's `JSONDecoder` to `decode(using:decoder:)`
+  /// where `facade-curl` takes the facade's default decoder.
+  var decodesWithFoundation = false
 
   init(transport: TransportClient, base: String) {
     networking = Networking(transport: .custom(transport.transport))
@@ -65,6 +68,13 @@ struct FacadeClient: Client {
     let promise = api.request(ApiEndpoint(url: base + call.path, call: call)).validate()
     if !decodes {
       return .transferred(try await promise.toData().value.count)
+    }
+    if decodesWithFoundation {
+      if call.isPost {
+        _ = try await promise.decode(using: Receipt.self, decoder: JSONDecoder()).value
+        return .decoded(1)
+      }
+      return .decoded(try await promise.decode(using: [Item].self, decoder: JSONDecoder()).value.count)
     }
     if call.isPost {
       _ = try await promise.decode(using: Receipt.self).value

@@ -5,6 +5,7 @@
 //
 // Prints one JSON line (see BenchSupport/Report.swift). Contenders here: malibu-curl, malibu-urlsession,
 // facade-curl, facade-urlsession, urlsession, facade-curl-data (api-mix: the facade with toData(), no decoding),
+// facade-curl-foundation (api-mix: the facade decoding with Foundation's JSONDecoder, not its default),
 // malibu-curl-loop and facade-curl-loop (the workload runs on the
 // transport's loop thread, CurlTransport.taskExecutor), and mock / facade-mock (MockTransport: the facade's CPU alone; the
 // json-seq rows, and profiling); async-http-client is bench-client-ahc, a binary of its own so that
@@ -26,6 +27,12 @@ benchMain { options in
     {
       var client = FacadeClient(transport: .curl(options), base: options.base)
       client.decodes = false
+      return client
+    }()
+  case "facade-curl-foundation":
+    {
+      var client = FacadeClient(transport: .curl(options), base: options.base)
+      client.decodesWithFoundation = true
       return client
     }()
   case "facade-urlsession": FacadeClient(transport: .urlSession(options), base: options.base)

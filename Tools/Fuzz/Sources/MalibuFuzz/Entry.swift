@@ -5,6 +5,7 @@ import Foundation
 let targets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
   "gzip": GzipTarget.run,
   "json": JSONTarget.run,
+  "json-codable": JSONCodableTarget.run,
   "response-head": ResponseHeadTarget.run,
   "media-type": MediaTypeTarget.run,
   "url-form": URLFormTarget.run,
