@@ -4,7 +4,9 @@ import Foundation
 /// searching from just after the last match (Codable asks keys mostly in order), so no `String` or dictionary is
 /// built per object. Objects with escaped or non-ASCII keys, and decoders with a key strategy, list their keys as
 /// `String`s once, as Foundation does.
-struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+///
+/// A class, so the standard library's type-erasing box copies one reference, not three, on every call.
+final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   let document: JSONDocument
   let header: Int
   let depth: Int

@@ -48,16 +48,19 @@ final class JSONPathNode {
 
 /// The coding key of an array element or of `super`, spelled as Foundation spells them.
 struct JSONIndexKey: CodingKey {
-  let stringValue: String
+  /// The key's name; nil for an index, whose name is made only when asked for.
+  private let name: String?
   let intValue: Int?
 
+  var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+
   init(index: Int) {
-    stringValue = "Index \(index)"
+    name = nil
     intValue = index
   }
 
   init?(stringValue: String) {
-    self.stringValue = stringValue
+    name = stringValue
     intValue = nil
   }
 
@@ -114,11 +117,12 @@ final class JSONDocument {
   func string(at index: Int) throws(JSONValueError) -> String {
     let e = entry(index)
     let span = UnsafeBufferPointer(start: bytes + e.a, count: e.b)
+    if e.kind == .asciiString { return String(decoding: span, as: UTF8.self) }
     if e.kind == .simpleString {
-      guard let string = String(validating: span, as: UTF8.self) else {
+      guard isValidUTF8(span) else {
         throw JSONValueError(message: "Unable to convert string to UTF-8 at byte \(e.a)")
       }
-      return string
+      return String(decoding: span, as: UTF8.self)
     }
     return try unescape(span, offset: e.a)
   }
@@ -177,10 +181,12 @@ final class JSONDocument {
         i &+= 1
       }
     }
-    guard let string = String(validating: out, as: UTF8.self) else {
-      throw JSONValueError(message: "Unable to convert string to UTF-8 at byte \(offset)")
+    return try out.withUnsafeBufferPointer { (text) throws(JSONValueError) -> String in
+      guard isValidUTF8(text) else {
+        throw JSONValueError(message: "Unable to convert string to UTF-8 at byte \(offset)")
+      }
+      return String(decoding: text, as: UTF8.self)
     }
-    return string
   }
 
   private func hex4(_ span: UnsafeBufferPointer<UInt8>, _ at: Int, _ offset: Int) throws(JSONValueError) -> UInt16 {
@@ -468,6 +474,39 @@ final class JSONDocument {
     guard let value = Decimal(string: numberText(e), locale: nil) else { throw notRepresentable(e) }
     return value
   }
+}
+
+/// Whether `bytes` are well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  var i = 0
+  let n = bytes.count
+  while i < n {
+    let b0 = bytes[i]
+    if b0 < 0x80 {
+      i &+= 1
+      continue
+    }
+    @inline(__always) func continuation(_ k: Int) -> Bool { k < n && bytes[k] & 0xC0 == 0x80 }
+    if b0 & 0xE0 == 0xC0 {
+      guard b0 >= 0xC2, continuation(i &+ 1) else { return false }
+      i &+= 2
+    } else if b0 & 0xF0 == 0xE0 {
+      guard continuation(i &+ 1), continuation(i &+ 2) else { return false }
+      let b1 = bytes[i &+ 1]
+      if b0 == 0xE0, b1 < 0xA0 { return false }
+      if b0 == 0xED, b1 >= 0xA0 { return false }
+      i &+= 3
+    } else if b0 & 0xF8 == 0xF0 {
+      guard b0 <= 0xF4, continuation(i &+ 1), continuation(i &+ 2), continuation(i &+ 3) else { return false }
+      let b1 = bytes[i &+ 1]
+      if b0 == 0xF0, b1 < 0x90 { return false }
+      if b0 == 0xF4, b1 >= 0x90 { return false }
+      i &+= 4
+    } else {
+      return false
+    }
+  }
+  return true
 }
 
 /// Exact powers of ten for the fast double path.

@@ -94,7 +94,7 @@ extension TapeKind {
     case .null: "null"
     case .true, .false: "bool"
     case .number: "number"
-    case .simpleString, .string: "a string"
+    case .asciiString, .simpleString, .string: "a string"
     case .array: "an array"
     case .object, .objectFromStart, .objectSlow: "a dictionary"
     }
@@ -128,7 +128,7 @@ extension JSONDocument {
   @inline(__always) func string(_ index: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?) throws -> String {
     let e = entry(index)
     switch e.kind {
-    case .simpleString, .string: return try string(at: index)
+    case .asciiString, .simpleString, .string: return try string(at: index)
     case .null: throw valueNotFound(String.self, node, key)
     default: throw mismatch(String.self, e, fullPath(node, key))
     }
@@ -150,7 +150,7 @@ extension JSONDocument {
     _ e: TapeEntry, _ type: T.Type, _ node: JSONPathNode?, _ key: (any CodingKey)?
   ) throws -> T {
     if e.kind == .null { throw valueNotFound(type, node, key) }
-    if e.kind == .simpleString,
+    if e.kind == .asciiString || e.kind == .simpleString,
       case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatDecodingStrategy
     {
       let span = UnsafeBufferPointer(start: bytes + e.a, count: e.b)
@@ -196,10 +196,39 @@ extension JSONDocument {
       }
       return try decimal(e) as! T
     }
+    // Arrays of scalars skip the standard library's generic `Array.init(from:)` (metadata lookups per array); the
+    // loop is the same one, so values and errors are the same.
+    if T.self == [String].self { return try scalarArray(index, String.self, depth: depth, node, key) as! T }
+    if T.self == [Int].self { return try scalarArray(index, Int.self, depth: depth, node, key) as! T }
+    if T.self == [Double].self { return try scalarArray(index, Double.self, depth: depth, node, key) as! T }
+    if T.self == [Bool].self { return try scalarArray(index, Bool.self, depth: depth, node, key) as! T }
     if !options.defaultKeys, let marker = T.self as? any StringKeyedDictionaryMarker.Type {
       return try stringDictionary(index, elementType: marker.elementType, depth: depth, node, key) as! T
     }
     return try type.init(from: child(index, depth: depth, node, key))
+  }
+
+  private func scalarArray<Element: Decodable>(
+    _ index: Int, _ type: Element.Type, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?
+  ) throws -> [Element] {
+    let decoder = child(index, depth: depth, node, key)
+    let e = entry(index)
+    guard e.kind == .array else { return try Array<Element>(from: decoder) }
+    var container = JSONUnkeyedContainer(document: self, header: index, depth: depth, node: decoder.node)
+    var result: [Element] = []
+    result.reserveCapacity(e.b)
+    while !container.isAtEnd {
+      if Element.self == String.self {
+        result.append(try container.decode(String.self) as! Element)
+      } else if Element.self == Int.self {
+        result.append(try container.decode(Int.self) as! Element)
+      } else if Element.self == Double.self {
+        result.append(try container.decode(Double.self) as! Element)
+      } else {
+        result.append(try container.decode(Bool.self) as! Element)
+      }
+    }
+    return result
   }
 
   @inline(__always) func child(_ index: Int, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?)
@@ -270,7 +299,7 @@ extension JSONDocument {
     case .deferredToData:
       return try Data(from: child(index, depth: depth, node, key))
     case .base64:
-      guard e.kind == .simpleString || e.kind == .string else { throw mismatch(String.self, e, fullPath(node, key)) }
+      guard e.kind == .asciiString || e.kind == .simpleString || e.kind == .string else { throw mismatch(String.self, e, fullPath(node, key)) }
       let text = try string(index, node, key)
       guard let data = Data(base64Encoded: text) else {
         throw DecodingError.dataCorrupted(

@@ -14,7 +14,8 @@ struct TapeEntry {
     raw = UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: a) << 4 | UInt64(truncatingIfNeeded: b) << 36
   }
 
-  @inline(__always) var kind: TapeKind { TapeKind(rawValue: UInt8(truncatingIfNeeded: raw & 0xF)).unsafelyUnwrapped }
+  // Only the scanner writes kinds, always from `TapeKind`, so the low four bits are a valid case.
+  @inline(__always) var kind: TapeKind { unsafeBitCast(UInt8(truncatingIfNeeded: raw & 0xF), to: TapeKind.self) }
   /// The byte offset of a scalar, or the tape index after a container.
   @inline(__always) var a: Int { Int(truncatingIfNeeded: (raw >> 4) & 0xFFFF_FFFF) }
   /// The byte length of a scalar, or the element count of a container.
@@ -24,6 +25,8 @@ struct TapeEntry {
 /// What a tape entry holds. Objects come in three kinds, by how their keys can be matched.
 enum TapeKind: UInt8 {
   case null = 0, `true`, `false`, number
+  /// A string of ASCII bytes with no backslash and no control character: its bytes are its text.
+  case asciiString
   /// A string with no backslash and no control character: its bytes are its UTF-8 (once validated).
   case simpleString
   /// A string with escapes or control characters, unescaped (and checked) when decoded.
@@ -174,8 +177,9 @@ private struct Scanner {
           continue valueLoop
         }
       case UInt8(ascii: "\""):
-        _ = try scanString(into: &tape)
-      case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        _ = try scanString(into: &tape, wide: true)
+      case UInt8(ascii: "-"), UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"),
+        UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "7"), UInt8(ascii: "8"), UInt8(ascii: "9"):
         let start = p
         p &+= 1
         while p < end {
@@ -260,7 +264,7 @@ private struct Scanner {
   @inline(__always) mutating func scanKey(into tape: inout Tape) throws(JSONSyntaxError) {
     guard p < end, bytes[p] == UInt8(ascii: "\"") else { throw unexpected("where an object key was expected") }
     let start = p &+ 1
-    let plainASCII = try scanString(into: &tape)
+    let plainASCII = try scanString(into: &tape, wide: false)
     let top = frames + (depth &- 1)
     if plainASCII {
       let length = p &- 1 &- start
@@ -291,15 +295,32 @@ private struct Scanner {
 
   /// Scans a string starting at the opening quote and records it. Returns whether it is plain ASCII (no escapes,
   /// no control characters, no bytes above 0x7F).
-  @inline(__always) mutating func scanString(into tape: inout Tape) throws(JSONSyntaxError) -> Bool {
+  /// `wide` reads eight bytes at a time first (values; keys are mostly too short to gain).
+  @inline(__always) mutating func scanString(into tape: inout Tape, wide: Bool) throws(JSONSyntaxError) -> Bool {
     p &+= 1
     let start = p
     var high: UInt8 = 0
-    // Fast run: stop at '"', '\\' or a control character.
+    // Eight bytes at a time while none is '"', '\\' or a control character (the padding after the document makes
+    // the last loads safe).
+    var seen: UInt64 = 0
+    while wide, p < end {
+      let word = UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)
+      let ones: UInt64 = 0x0101_0101_0101_0101
+      let highs: UInt64 = 0x8080_8080_8080_8080
+      let quote = word ^ (ones &* 0x22)
+      let backslash = word ^ (ones &* 0x5C)
+      let stops =
+        ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+      if stops != 0 { break }
+      seen |= word
+      p &+= 8
+    }
+    if seen & 0x8080_8080_8080_8080 != 0 { high = 0x80 }
+    // Byte by byte to the stop: '"', '\\' or a control character.
     while p < end {
       let c = bytes[p]
       if c == UInt8(ascii: "\"") {
-        tape.append(TapeEntry(kind: .simpleString, start, p &- start).raw)
+        tape.append(TapeEntry(kind: high < 0x80 ? .asciiString : .simpleString, start, p &- start).raw)
         p &+= 1
         return high < 0x80
       }
