@@ -126,7 +126,9 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   @inline(__always) func value(_ key: Key) throws -> Int {
     guard let index = find(key) else {
       throw DecodingError.keyNotFound(
-        key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+        key,
+        .init(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\").")
+      )
     }
     return index
   }
@@ -142,54 +144,50 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decodeNil(forKey key: Key) throws -> Bool { document.entry(try value(key)).kind == .null }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try document.bool(try value(key), JSONPathNode.path(node, appending: key))
+    let index = try value(key)
+    return try at(key) { try document.boolValue(index) }
   }
-  func decode(_ type: String.Type, forKey key: Key) throws -> String { try document.string(try value(key), node, key) }
-  func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try document.double(try value(key), node, key) }
-  func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try document.float(try value(key), node, key) }
-  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try document.integer(try value(key), type, node, key) }
-  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try document.integer(try value(key), type, node, key) }
-  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-    try document.integer(try value(key), type, node, key)
+  func decode(_ type: String.Type, forKey key: Key) throws -> String {
+    let index = try value(key)
+    return try at(key) { try document.stringValue(index) }
   }
-  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-    try document.integer(try value(key), type, node, key)
+  func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+    let index = try value(key)
+    return try at(key) { try document.doubleValue(index) }
   }
-  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-    try document.integer(try value(key), type, node, key)
+  func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+    let index = try value(key)
+    return try at(key) { try document.floatValue(index) }
   }
-  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try document.integer(try value(key), type, node, key) }
-  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-    try document.integer(try value(key), type, node, key)
-  }
-  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-    try document.integer(try value(key), type, node, key)
-  }
-  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-    try document.integer(try value(key), type, node, key)
-  }
-  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-    try document.integer(try value(key), type, node, key)
-  }
+  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key, type) }
+  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key, type) }
+  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key, type) }
+  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key, type) }
+  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key, type) }
+  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key, type) }
+  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key, type) }
+  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key, type) }
+  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key, type) }
+  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key, type) }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
     try document.unwrap(try value(key), as: type, depth: depth + 1, node, key, codingPathNode: node)
   }
 
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
     guard let index = present(key) else { return nil }
-    return try document.bool(index, JSONPathNode.path(node, appending: key))
+    return try at(key) { try document.boolValue(index) }
   }
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
     guard let index = present(key) else { return nil }
-    return try document.string(index, node, key)
+    return try at(key) { try document.stringValue(index) }
   }
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
     guard let index = present(key) else { return nil }
-    return try document.double(index, node, key)
+    return try at(key) { try document.doubleValue(index) }
   }
   func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
     guard let index = present(key) else { return nil }
-    return try document.float(index, node, key)
+    return try at(key) { try document.floatValue(index) }
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentInteger(key, type) }
   func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try presentInteger(key, type) }
@@ -208,10 +206,27 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   @inline(__always) private func presentInteger<T: FixedWidthInteger>(_ key: Key, _ type: T.Type) throws -> T? {
     guard let index = present(key) else { return nil }
-    return try document.integer(index, type, node, key)
+    return try at(key) { try document.integerValue(index, type) }
   }
 
-  func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+  @inline(__always) private func integer<T: FixedWidthInteger>(_ key: Key, _ type: T.Type) throws -> T {
+    let index = try value(key)
+    return try at(key) { try document.integerValue(index, type) }
+  }
+
+  /// Runs a scalar decode, adding this key's coding path to a type mismatch.
+  @inline(__always) private func at<T>(_ key: Key, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let mismatch as ScalarMismatch {
+      throw mismatch.error(at: JSONPathNode.path(node, appending: key))
+    }
+  }
+
+  func nestedContainer<NestedKey: CodingKey>(
+    keyedBy type: NestedKey.Type,
+    forKey key: Key
+  ) throws
     -> KeyedDecodingContainer<NestedKey>
   {
     try document.child(try value(key), depth: depth + 1, node, key).container(keyedBy: type)
@@ -268,12 +283,17 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
   private var indexKey: JSONIndexKey { JSONIndexKey(index: currentIndex) }
 
-  @inline(__always) private func next(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") throws
+  @inline(__always) private func next(
+    _ type: Any.Type,
+    _ message: String = "Unkeyed container is at end."
+  ) throws
     -> Int
   {
     guard cursor < end else {
       throw DecodingError.valueNotFound(
-        type, .init(codingPath: JSONPathNode.path(node, appending: indexKey), debugDescription: message))
+        type,
+        .init(codingPath: JSONPathNode.path(node, appending: indexKey), debugDescription: message)
+      )
     }
     return cursor
   }
@@ -300,22 +320,26 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   }
 
   mutating func decode(_ type: Bool.Type) throws -> Bool {
-    let value = try document.bool(try next(type), JSONPathNode.path(node, appending: indexKey))
+    let index = try next(type)
+    let value = try here { try document.boolValue(index) }
     advance()
     return value
   }
   mutating func decode(_ type: String.Type) throws -> String {
-    let value = try document.string(try next(type), node, indexKey)
+    let index = try next(type)
+    let value = try here { try document.stringValue(index) }
     advance()
     return value
   }
   mutating func decode(_ type: Double.Type) throws -> Double {
-    let value = try document.double(try next(type), node, indexKey)
+    let index = try next(type)
+    let value = try here { try document.doubleValue(index) }
     advance()
     return value
   }
   mutating func decode(_ type: Float.Type) throws -> Float {
-    let value = try document.float(try next(type), node, indexKey)
+    let index = try next(type)
+    let value = try here { try document.floatValue(index) }
     advance()
     return value
   }
@@ -336,32 +360,42 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   }
 
   @inline(__always) private mutating func nextInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-    let value = try document.integer(try next(type), type, node, indexKey)
+    let index = try next(type)
+    let value = try here { try document.integerValue(index, type) }
     advance()
     return value
   }
 
+  /// Runs a scalar decode, adding the current element's coding path to a type mismatch.
+  @inline(__always) private func here<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let mismatch as ScalarMismatch {
+      throw mismatch.error(at: JSONPathNode.path(node, appending: indexKey))
+    }
+  }
+
   mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
     guard let index = presentNext() else { return nil }
-    let value = try document.bool(index, JSONPathNode.path(node, appending: indexKey))
+    let value = try here { try document.boolValue(index) }
     advance()
     return value
   }
   mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
     guard let index = presentNext() else { return nil }
-    let value = try document.string(index, node, indexKey)
+    let value = try here { try document.stringValue(index) }
     advance()
     return value
   }
   mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? {
     guard let index = presentNext() else { return nil }
-    let value = try document.double(index, node, indexKey)
+    let value = try here { try document.doubleValue(index) }
     advance()
     return value
   }
   mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? {
     guard let index = presentNext() else { return nil }
-    let value = try document.float(index, node, indexKey)
+    let value = try here { try document.floatValue(index) }
     advance()
     return value
   }
@@ -384,12 +418,14 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
   @inline(__always) private mutating func presentInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T? {
     guard let index = presentNext() else { return nil }
-    let value = try document.integer(index, type, node, indexKey)
+    let value = try here { try document.integerValue(index, type) }
     advance()
     return value
   }
 
-  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy type: NestedKey.Type
+  ) throws
     -> KeyedDecodingContainer<NestedKey>
   {
     let index = try next(KeyedDecodingContainer<NestedKey>.self)
@@ -400,7 +436,9 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
   mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
     let index = try next(
-      (any UnkeyedDecodingContainer).self, "Cannot get nested unkeyed container -- unkeyed container is at end.")
+      (any UnkeyedDecodingContainer).self,
+      "Cannot get nested unkeyed container -- unkeyed container is at end."
+    )
     let container = try document.child(index, depth: depth + 1, node, indexKey).unkeyedContainer()
     advance()
     return container

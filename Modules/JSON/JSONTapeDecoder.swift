@@ -36,11 +36,16 @@ struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     switch e.kind {
     case .object, .objectFromStart, .objectSlow:
       return KeyedDecodingContainer(
-        try JSONKeyedContainer<Key>(document: document, header: Int(index), depth: Int(depth), node: node))
+        try JSONKeyedContainer<Key>(document: document, header: Int(index), depth: Int(depth), node: node)
+      )
     case .null:
       throw DecodingError.valueNotFound(
         [String: Any].self,
-        .init(codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+        .init(
+          codingPath: codingPath,
+          debugDescription: "Cannot get keyed decoding container -- found null value instead"
+        )
+      )
     default:
       throw mismatch([String: Any].self, e, codingPath)
     }
@@ -54,7 +59,11 @@ struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     case .null:
       throw DecodingError.valueNotFound(
         [Any].self,
-        .init(codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+        .init(
+          codingPath: codingPath,
+          debugDescription: "Cannot get unkeyed decoding container -- found null value instead"
+        )
+      )
     default:
       throw mismatch([Any].self, e, codingPath)
     }
@@ -84,7 +93,9 @@ struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
 
 func mismatch(_ type: Any.Type, _ e: TapeEntry, _ path: [any CodingKey]) -> DecodingError {
   DecodingError.typeMismatch(
-    type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(e.kind.noun) instead."))
+    type,
+    .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(e.kind.noun) instead.")
+  )
 }
 
 extension TapeKind {
@@ -103,6 +114,79 @@ extension TapeKind {
 
 // MARK: - Unwrapping scalars
 
+/// A scalar of the wrong JSON type, thrown without a coding path so the hot paths pass no key around; containers
+/// add the path (`error(at:)`) as they rethrow it.
+struct ScalarMismatch: Error {
+  let type: Any.Type
+  let kind: TapeKind
+  /// Bool reports `null` as a type mismatch, the other scalars as a missing value (Foundation's choice).
+  let nullIsMismatch: Bool
+
+  func error(at path: [any CodingKey]) -> DecodingError {
+    if kind == .null, !nullIsMismatch {
+      return DecodingError.valueNotFound(
+        type,
+        .init(codingPath: path, debugDescription: "Cannot get value of type \(type) -- found null value instead")
+      )
+    }
+    return DecodingError.typeMismatch(
+      type,
+      .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(kind.noun) instead.")
+    )
+  }
+}
+
+extension JSONDocument {
+  @inline(__always) func boolValue(_ index: Int) throws -> Bool {
+    let e = entry(index)
+    switch e.kind {
+    case .true: return true
+    case .false: return false
+    default: throw ScalarMismatch(type: Bool.self, kind: e.kind, nullIsMismatch: true)
+    }
+  }
+
+  @inline(__always) func stringValue(_ index: Int) throws -> String {
+    let e = entry(index)
+    switch e.kind {
+    case .asciiString: return String(decoding: UnsafeBufferPointer(start: bytes + e.a, count: e.b), as: UTF8.self)
+    case .simpleString, .string: return try string(at: index)
+    default: throw ScalarMismatch(type: String.self, kind: e.kind, nullIsMismatch: false)
+    }
+  }
+
+  @inline(__always) func doubleValue(_ index: Int) throws -> Double {
+    let e = entry(index)
+    if e.kind == .number { return try double(e) }
+    if let special = nonConformingValue(e, Double.self) { return special }
+    throw ScalarMismatch(type: Double.self, kind: e.kind, nullIsMismatch: false)
+  }
+
+  func floatValue(_ index: Int) throws -> Float {
+    let e = entry(index)
+    if e.kind == .number { return try float(e) }
+    if let special = nonConformingValue(e, Float.self) { return special }
+    throw ScalarMismatch(type: Float.self, kind: e.kind, nullIsMismatch: false)
+  }
+
+  @inline(__always) func integerValue<T: FixedWidthInteger>(_ index: Int, _ type: T.Type) throws -> T {
+    let e = entry(index)
+    guard e.kind == .number else { throw ScalarMismatch(type: type, kind: e.kind, nullIsMismatch: false) }
+    return try integer(e, as: type)
+  }
+
+  func nonConformingValue<T: BinaryFloatingPoint>(_ e: TapeEntry, _ type: T.Type) -> T? {
+    guard e.kind == .asciiString || e.kind == .simpleString,
+      case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatDecodingStrategy
+    else { return nil }
+    let span = UnsafeBufferPointer(start: bytes + e.a, count: e.b)
+    if span.elementsEqual(positive.utf8) { return T.infinity }
+    if span.elementsEqual(negative.utf8) { return -T.infinity }
+    if span.elementsEqual(nan.utf8) { return T.nan }
+    return nil
+  }
+}
+
 extension JSONDocument {
   @inline(__always) func fullPath(_ node: JSONPathNode?, _ key: (any CodingKey)?) -> [any CodingKey] {
     if let key { return JSONPathNode.path(node, appending: key) }
@@ -113,7 +197,10 @@ extension JSONDocument {
     DecodingError.valueNotFound(
       type,
       .init(
-        codingPath: fullPath(node, key), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+        codingPath: fullPath(node, key),
+        debugDescription: "Cannot get value of type \(type) -- found null value instead"
+      )
+    )
   }
 
   @inline(__always) func bool(_ index: Int, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
@@ -147,7 +234,10 @@ extension JSONDocument {
   }
 
   func nonConforming<T: BinaryFloatingPoint>(
-    _ e: TapeEntry, _ type: T.Type, _ node: JSONPathNode?, _ key: (any CodingKey)?
+    _ e: TapeEntry,
+    _ type: T.Type,
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?
   ) throws -> T {
     if e.kind == .null { throw valueNotFound(type, node, key) }
     if e.kind == .asciiString || e.kind == .simpleString,
@@ -162,7 +252,10 @@ extension JSONDocument {
   }
 
   @inline(__always) func integer<T: FixedWidthInteger>(
-    _ index: Int, _ type: T.Type, _ node: JSONPathNode?, _ key: (any CodingKey)?
+    _ index: Int,
+    _ type: T.Type,
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?
   ) throws -> T {
     let e = entry(index)
     guard e.kind == .number else {
@@ -175,7 +268,11 @@ extension JSONDocument {
   /// Decodes any `Decodable` at tape `index`, with Foundation's special cases (Date, Data, URL, Decimal, and
   /// `[String: V]` under a key strategy) before the type's own `init(from:)`.
   func unwrap<T: Decodable>(
-    _ index: Int, as type: T.Type, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?,
+    _ index: Int,
+    as type: T.Type,
+    depth: Int,
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?,
     codingPathNode: JSONPathNode?
   ) throws -> T {
     if T.self == String.self { return try string(index, node, key) as! T }
@@ -184,7 +281,9 @@ extension JSONDocument {
     if T.self == URL.self {
       let text = try string(index, node, key)
       guard let url = URL(string: text) else {
-        throw DecodingError.dataCorrupted(.init(codingPath: fullPath(node, key), debugDescription: "Invalid URL string."))
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: fullPath(node, key), debugDescription: "Invalid URL string.")
+        )
       }
       return url as! T
     }
@@ -209,11 +308,15 @@ extension JSONDocument {
   }
 
   private func scalarArray<Element: Decodable>(
-    _ index: Int, _ type: Element.Type, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?
+    _ index: Int,
+    _ type: Element.Type,
+    depth: Int,
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?
   ) throws -> [Element] {
     let decoder = child(index, depth: depth, node, key)
     let e = entry(index)
-    guard e.kind == .array else { return try Array<Element>(from: decoder) }
+    guard e.kind == .array else { return try [Element](from: decoder) }
     var container = JSONUnkeyedContainer(document: self, header: index, depth: depth, node: decoder.node)
     var result: [Element] = []
     result.reserveCapacity(e.b)
@@ -231,15 +334,24 @@ extension JSONDocument {
     return result
   }
 
-  @inline(__always) func child(_ index: Int, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?)
+  @inline(__always) func child(
+    _ index: Int,
+    depth: Int,
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?
+  )
     -> JSONTapeDecoder
   {
-    let childNode = key.map { JSONPathNode(parent: node, key: $0) } ?? node
-    return JSONTapeDecoder(document: self, index: index, depth: depth, node: childNode)
+    guard let key else { return JSONTapeDecoder(document: self, index: index, depth: depth, node: node) }
+    return JSONTapeDecoder(document: self, index: index, depth: depth, node: JSONPathNode(parent: node, key: key))
   }
 
   private func stringDictionary(
-    _ index: Int, elementType: any Decodable.Type, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?
+    _ index: Int,
+    elementType: any Decodable.Type,
+    depth: Int,
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?
   ) throws -> [String: Any] {
     let e = entry(index)
     guard e.kind.rawValue >= TapeKind.object.rawValue else {
@@ -262,7 +374,11 @@ extension JSONDocument {
   }
 
   private func unwrapOpened<V: Decodable>(
-    _ type: V.Type, _ index: Int, depth: Int, _ node: JSONPathNode?, _ key: any CodingKey
+    _ type: V.Type,
+    _ index: Int,
+    depth: Int,
+    _ node: JSONPathNode?,
+    _ key: any CodingKey
   ) throws -> Any {
     try unwrap(index, as: type, depth: depth, node, key, codingPathNode: node)
   }
@@ -282,7 +398,8 @@ extension JSONDocument {
       guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
         // Foundation reports the path of the container, without the key.
         throw DecodingError.dataCorrupted(
-          .init(codingPath: JSONPathNode.path(node), debugDescription: "Expected date string to be ISO8601-formatted."))
+          .init(codingPath: JSONPathNode.path(node), debugDescription: "Expected date string to be ISO8601-formatted.")
+        )
       }
       return date
     case .custom(let closure):
@@ -299,11 +416,14 @@ extension JSONDocument {
     case .deferredToData:
       return try Data(from: child(index, depth: depth, node, key))
     case .base64:
-      guard e.kind == .asciiString || e.kind == .simpleString || e.kind == .string else { throw mismatch(String.self, e, fullPath(node, key)) }
+      guard e.kind == .asciiString || e.kind == .simpleString || e.kind == .string else {
+        throw mismatch(String.self, e, fullPath(node, key))
+      }
       let text = try string(index, node, key)
       guard let data = Data(base64Encoded: text) else {
         throw DecodingError.dataCorrupted(
-          .init(codingPath: fullPath(node, key), debugDescription: "Encountered Data is not valid Base64."))
+          .init(codingPath: fullPath(node, key), debugDescription: "Encountered Data is not valid Base64.")
+        )
       }
       return data
     case .custom(let closure):

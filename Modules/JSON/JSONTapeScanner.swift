@@ -24,7 +24,8 @@ struct TapeEntry {
 
 /// What a tape entry holds. Objects come in three kinds, by how their keys can be matched.
 enum TapeKind: UInt8 {
-  case null = 0, `true`, `false`, number
+  case null = 0
+  case `true`, `false`, number
   /// A string of ASCII bytes with no backslash and no control character: its bytes are its text.
   case asciiString
   /// A string with no backslash and no control character: its bytes are its UTF-8 (once validated).
@@ -114,6 +115,10 @@ func scanTape(_ bytes: UnsafePointer<UInt8>, count: Int) throws(JSONSyntaxError)
   return tape
 }
 
+/// The bytes a number token may hold, as bits counted from '+' (0x2B): '+' bit 0, '-' 2, '.' 3, '0'–'9' 5–14,
+/// 'E' 26, 'e' 58. A literal, so reading it costs no lazy-initialisation check.
+private let numberBytes: UInt64 = 0x0400_0000_0400_7FED
+
 private struct Scanner {
   let bytes: UnsafePointer<UInt8>
   let end: Int
@@ -134,7 +139,8 @@ private struct Scanner {
   func unexpected(_ context: String) -> JSONSyntaxError {
     if p >= end { return fail("Unexpected end of file", at: p) }
     let byte = bytes[p]
-    let shown = byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+    let shown =
+      byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     return fail("Unexpected character \(shown) \(context)", at: p)
   }
 
@@ -160,8 +166,14 @@ private struct Scanner {
         }
         let isObject = byte == UInt8(ascii: "{")
         frames[depth] = Frame(
-          header: tape.count, count: 0, isObject: isObject, slowKeys: false, mayRepeat: false, seenLow: 0,
-          seenHigh: 0)
+          header: tape.count,
+          count: 0,
+          isObject: isObject,
+          slowKeys: false,
+          mayRepeat: false,
+          seenLow: 0,
+          seenHigh: 0
+        )
         depth &+= 1
         if depth > tape.maximumDepth { tape.maximumDepth = depth }
         tape.append(0)
@@ -177,21 +189,18 @@ private struct Scanner {
           continue valueLoop
         }
       case UInt8(ascii: "\""):
-        _ = try scanString(into: &tape, wide: true)
+        _ = try scanString(into: &tape)
       case UInt8(ascii: "-"), UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"),
-        UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "7"), UInt8(ascii: "8"), UInt8(ascii: "9"):
+        UInt8(ascii: "4"), UInt8(ascii: "5"), UInt8(ascii: "6"), UInt8(ascii: "7"), UInt8(ascii: "8"),
+        UInt8(ascii: "9"):
         let start = p
         p &+= 1
         while p < end {
-          let c = bytes[p]
-          // Foundation's scanner takes digits, '.', '+', '-', 'e', 'E' and checks the syntax when decoding.
-          if c &- UInt8(ascii: "0") < 10 || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
-            || c | 0x20 == UInt8(ascii: "e")
-          {
-            p &+= 1
-          } else {
-            break
-          }
+          // Foundation's scanner takes digits, '.', '+', '-', 'e', 'E' and checks the syntax when decoding: one bit
+          // per byte value from '+' (0x2B) up.
+          let d = bytes[p] &- UInt8(ascii: "+")
+          guard d < 64, numberBytes >> UInt64(d) & 1 != 0 else { break }
+          p &+= 1
         }
         tape.append(TapeEntry(kind: .number, start, p &- start).raw)
       case UInt8(ascii: "t"):
@@ -264,7 +273,7 @@ private struct Scanner {
   @inline(__always) mutating func scanKey(into tape: inout Tape) throws(JSONSyntaxError) {
     guard p < end, bytes[p] == UInt8(ascii: "\"") else { throw unexpected("where an object key was expected") }
     let start = p &+ 1
-    let plainASCII = try scanString(into: &tape, wide: false)
+    let plainASCII = try scanString(into: &tape)
     let top = frames + (depth &- 1)
     if plainASCII {
       let length = p &- 1 &- start
@@ -295,38 +304,35 @@ private struct Scanner {
 
   /// Scans a string starting at the opening quote and records it. Returns whether it is plain ASCII (no escapes,
   /// no control characters, no bytes above 0x7F).
-  /// `wide` reads eight bytes at a time first (values; keys are mostly too short to gain).
-  @inline(__always) mutating func scanString(into tape: inout Tape, wide: Bool) throws(JSONSyntaxError) -> Bool {
+  @inline(__always) mutating func scanString(into tape: inout Tape) throws(JSONSyntaxError) -> Bool {
     p &+= 1
     let start = p
-    var high: UInt8 = 0
-    // Eight bytes at a time while none is '"', '\\' or a control character (the padding after the document makes
-    // the last loads safe).
+    // Eight bytes at a time to the first '"', '\\' or control character. The zero padding after the document is a
+    // control character, so the loads stay inside the buffer and `p` never passes `end`.
     var seen: UInt64 = 0
-    while wide, p < end {
+    while true {
       let word = UnsafeRawPointer(bytes + p).loadUnaligned(as: UInt64.self)
       let ones: UInt64 = 0x0101_0101_0101_0101
-      let highs: UInt64 = 0x8080_8080_8080_8080
       let quote = word ^ (ones &* 0x22)
       let backslash = word ^ (ones &* 0x5C)
       let stops =
-        ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
-      if stops != 0 { break }
+        ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word)
+        & 0x8080_8080_8080_8080
+      if stops != 0 {
+        // The lowest flagged byte is exact (borrows only disturb bytes above it).
+        let skipped = stops.trailingZeroBitCount >> 3
+        seen |= word & ((1 << UInt64(skipped &* 8)) &- 1)
+        p &+= skipped
+        break
+      }
       seen |= word
       p &+= 8
     }
-    if seen & 0x8080_8080_8080_8080 != 0 { high = 0x80 }
-    // Byte by byte to the stop: '"', '\\' or a control character.
-    while p < end {
-      let c = bytes[p]
-      if c == UInt8(ascii: "\"") {
-        tape.append(TapeEntry(kind: high < 0x80 ? .asciiString : .simpleString, start, p &- start).raw)
-        p &+= 1
-        return high < 0x80
-      }
-      if c == UInt8(ascii: "\\") || c < 0x20 { break }
-      high |= c
+    if p < end, bytes[p] == UInt8(ascii: "\"") {
+      let ascii = seen & 0x8080_8080_8080_8080 == 0
+      tape.append(TapeEntry(kind: ascii ? .asciiString : .simpleString, start, p &- start).raw)
       p &+= 1
+      return ascii
     }
     // Slow run: escapes are skipped by shape (checked when decoded), like Foundation's scanner.
     while p < end {

@@ -65,14 +65,19 @@ public struct MalibuJSONDecoder: Sendable {
     } catch {
       copy.deallocate()
       throw DecodingError.dataCorrupted(
-        .init(codingPath: [], debugDescription: "The given data was not valid JSON. \(error.message) at byte \(error.offset)."))
+        .init(
+          codingPath: [],
+          debugDescription: "The given data was not valid JSON. \(error.message) at byte \(error.offset)."
+        )
+      )
     }
     let document = JSONDocument(bytes: copy, byteCount: count, tape: tape, options: options)
     do {
       return try document.unwrap(0, as: type, depth: 0, nil, nil, codingPathNode: nil)
     } catch let error as JSONValueError {
       throw DecodingError.dataCorrupted(
-        .init(codingPath: [], debugDescription: "The given data was not valid JSON. \(error.message)"))
+        .init(codingPath: [], debugDescription: "The given data was not valid JSON. \(error.message)")
+      )
     }
   }
 
@@ -80,9 +85,13 @@ public struct MalibuJSONDecoder: Sendable {
     var defaultKeys = false
     if case .useDefaultKeys = keyDecodingStrategy { defaultKeys = true }
     return JSONDecodingOptions(
-      dateDecodingStrategy: dateDecodingStrategy, dataDecodingStrategy: dataDecodingStrategy,
-      nonConformingFloatDecodingStrategy: nonConformingFloatDecodingStrategy, keyDecodingStrategy: keyDecodingStrategy,
-      userInfo: userInfo, defaultKeys: defaultKeys)
+      dateDecodingStrategy: dateDecodingStrategy,
+      dataDecodingStrategy: dataDecodingStrategy,
+      nonConformingFloatDecodingStrategy: nonConformingFloatDecodingStrategy,
+      keyDecodingStrategy: keyDecodingStrategy,
+      userInfo: userInfo,
+      defaultKeys: defaultKeys
+    )
   }
 
   /// Foundation's decoder with the same options: for JSON5, top-level dictionaries without braces, UTF-16 and

@@ -9,17 +9,22 @@ import Testing
 
   static let accepted: [String] = [
     "[]", "{}", "[[]]", "[{}]", "{\"a\":[]}", " [1] ", "\t\r\n[1]\n", "[1,2,3]", "[-0]", "[-0.0]", "[0e0]", "[0E+1]",
-    "[1e-1]", "[1,]", "[1 , ]", "{\"a\":1,}", "{\"a\":1 , }", "[1.5e+3]", "[-123.456e-7]", "[123e65]", "[1E22]", "[0.1]", "[true,false,null]", "\"\"", "\"a\"",
-    "123", "-1", "true", "false", "null", "[\"\\u0060\\u012a\\u12AB\"]", "[\"\\uD801\\udc37\"]", "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]",
-    "[\"\\u0000\"]", "[\"€𝄞\"]", "[\"\u{7F}\"]", "{\"a\":\"b\",\"a\":\"c\"}", "{\"\":0}", "{\"a\":{\"b\":{\"c\":[1,{\"d\":null}]}}}",
-    "[1.7976931348623157e308]", "[4.9e-324]", "[2.2250738585072014e-308]", "[9007199254740993]", "[0.30000000000000004]",
+    "[1e-1]", "[1,]", "[1 , ]", "{\"a\":1,}", "{\"a\":1 , }", "[1.5e+3]", "[-123.456e-7]", "[123e65]", "[1E22]",
+    "[0.1]", "[true,false,null]", "\"\"", "\"a\"",
+    "123", "-1", "true", "false", "null", "[\"\\u0060\\u012a\\u12AB\"]", "[\"\\uD801\\udc37\"]",
+    "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]",
+    "[\"\\u0000\"]", "[\"€𝄞\"]", "[\"\u{7F}\"]", "{\"a\":\"b\",\"a\":\"c\"}", "{\"\":0}",
+    "{\"a\":{\"b\":{\"c\":[1,{\"d\":null}]}}}",
+    "[1.7976931348623157e308]", "[4.9e-324]", "[2.2250738585072014e-308]", "[9007199254740993]",
+    "[0.30000000000000004]",
     "{\"\\u0061\":1}", "{\"é\":1}", "[\"a\\u0000b\"]", "[\"\\ud83d\\ude00\"]", "[1,[2,[3,[4]]]]",
   ]
 
   static let refused: [String] = [
     "", " ", "[", "]", "[1", "[,1]", "[1,,2]", "{", "{\"a\"}", "{\"a\":}", "{,}", "{1:1}",
     "{'a':1}", "[1]x", "[1][2]", "[tru]", "[nul]", "[True]", "[.1]", "[01]", "[-]", "[1.]", "[1.e5]", "[1e]",
-    "[1e+]", "[+1]", "[,]", "{,\"a\":1}", "[0x10]", "[Infinity]", "[NaN]", "[-Infinity]", "[1 2]", "[\"a]", "[\"\\x\"]", "[\"\\u12\"]",
+    "[1e+]", "[+1]", "[,]", "{,\"a\":1}", "[0x10]", "[Infinity]", "[NaN]", "[-Infinity]", "[1 2]", "[\"a]", "[\"\\x\"]",
+    "[\"\\u12\"]",
     "[\"\\uZZZZ\"]", "[\"\\uD800\"]", "[\"\\uDC00\"]", "[\"\\uD800\\u0041\"]", "[\"\u{01}\"]", "[\"a\nb\"]",
     "\"\\", "[1e400]", "[-1e400]", "[1e-400]", "[--1]", "[1-2]", "[1.2.3]", "[1e5e5]", "/* c */ []", "[] // c",
     "{\"a\" 1}", "{\"a\":1 \"b\":2}", "nul", "tru", "fals", "[\u{FEFF}1]", "[\"\\u00\"]", "[-01]", "[-.5]",
@@ -201,6 +206,9 @@ import Testing
       expectSameOutcome([String: Int].self, json)
       expectSameOutcome([Int: Int].self, json)
       expectSameOutcome([String: Int?].self, json)
+    }
+    // One entry each: with several failing entries, which one Foundation reports depends on its hash order.
+    for json in [#"{"1":1}"#, #"{"x":{"1":[1,2]}}"#, #"{"x":{"1":[1,"2"]}}"#, #"{"x":{"1":null}}"#, "[]"] {
       expectSameOutcome([String: [String: [Int]]].self, json)
     }
   }
@@ -301,11 +309,17 @@ import Testing
       expectSameOutcome(BitDoubles.self, json)
       expectSameOutcome(BitDoubles.self, json) {
         $0.nonConformingFloatDecodingStrategy = .convertFromString(
-          positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+          positiveInfinity: "+inf",
+          negativeInfinity: "-inf",
+          nan: "nan"
+        )
       }
       expectSameOutcome(BitFloats.self, json) {
         $0.nonConformingFloatDecodingStrategy = .convertFromString(
-          positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+          positiveInfinity: "+inf",
+          negativeInfinity: "-inf",
+          nan: "nan"
+        )
       }
     }
   }
@@ -412,9 +426,15 @@ struct SnakeRecord: Decodable, Equatable {
   let userId: Int?
   let displayName: String?
   let privateKey: Int?
-  let _privateKey_: Int?
+  let underscoredPrivateKey: Int?
   let nested: [String: [String: Int]]?
   let map: [String: Int]?
+
+  enum CodingKeys: String, CodingKey {
+    case userId, displayName, privateKey, nested, map
+    /// What `.convertFromSnakeCase` makes of `_private_key_`.
+    case underscoredPrivateKey = "_privateKey_"
+  }
 }
 
 struct AnyKey: CodingKey {

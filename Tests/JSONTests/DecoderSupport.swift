@@ -19,7 +19,10 @@ enum DecodeOutcome<T: Equatable>: Equatable, CustomStringConvertible {
         case .dataCorrupted(let c): ("dataCorrupted", c)
         @unknown default: ("unknown", DecodingError.Context(codingPath: [], debugDescription: ""))
         }
-      self = .failure(kind: kind, path: context.codingPath.map { "\($0.stringValue)|\($0.intValue.map(String.init) ?? "-")" })
+      self = .failure(
+        kind: kind,
+        path: context.codingPath.map { "\($0.stringValue)|\($0.intValue.map(String.init) ?? "-")" }
+      )
     } catch {
       self = .failure(kind: "not a DecodingError: \(error)", path: [])
     }
@@ -39,7 +42,8 @@ enum DecodeOutcome<T: Equatable>: Equatable, CustomStringConvertible {
 
 /// Decodes `json` as `T` with Foundation's decoder and ours, configured alike, and returns both outcomes.
 func outcomes<T: Decodable & Equatable>(
-  _ type: T.Type, _ json: [UInt8],
+  _ type: T.Type,
+  _ json: [UInt8],
   configure: (inout MalibuJSONDecoder) -> Void = { _ in }
 ) -> (foundation: DecodeOutcome<T>, malibu: DecodeOutcome<T>) {
   var ours = MalibuJSONDecoder()
@@ -60,7 +64,8 @@ func outcomes<T: Decodable & Equatable>(
 /// `DecodingError` case at the same coding path. Returns Foundation's outcome.
 @discardableResult
 func expectSameOutcome<T: Decodable & Equatable>(
-  _ type: T.Type, _ json: String,
+  _ type: T.Type,
+  _ json: String,
   configure: (inout MalibuJSONDecoder) -> Void = { _ in },
   sourceLocation: SourceLocation = #_sourceLocation
 ) -> DecodeOutcome<T> {
@@ -69,14 +74,17 @@ func expectSameOutcome<T: Decodable & Equatable>(
 
 @discardableResult
 func expectSameOutcome<T: Decodable & Equatable>(
-  _ type: T.Type, _ json: [UInt8],
+  _ type: T.Type,
+  _ json: [UInt8],
   configure: (inout MalibuJSONDecoder) -> Void = { _ in },
   sourceLocation: SourceLocation = #_sourceLocation
 ) -> DecodeOutcome<T> {
   let (foundation, malibu) = outcomes(type, json, configure: configure)
   #expect(
-    foundation == malibu, "\(String(decoding: json.prefix(120), as: UTF8.self)) as \(T.self)",
-    sourceLocation: sourceLocation)
+    foundation == malibu,
+    "\(String(decoding: json.prefix(120), as: UTF8.self)) as \(T.self)",
+    sourceLocation: sourceLocation
+  )
   return foundation
 }
 
