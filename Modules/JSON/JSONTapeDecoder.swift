@@ -307,6 +307,8 @@ extension JSONDocument {
     return try type.init(from: child(index, depth: depth, node, key))
   }
 
+  /// An array of `String`, `Int`, `Double` or `Bool` at `index`: the elements are read straight off the tape, and a
+  /// coding path is built only for an error (the path Foundation's unkeyed container reports).
   private func scalarArray<Element: Decodable>(
     _ index: Int,
     _ type: Element.Type,
@@ -314,22 +316,30 @@ extension JSONDocument {
     _ node: JSONPathNode?,
     _ key: (any CodingKey)?
   ) throws -> [Element] {
-    let decoder = child(index, depth: depth, node, key)
     let e = entry(index)
-    guard e.kind == .array else { return try [Element](from: decoder) }
-    var container = JSONUnkeyedContainer(document: self, header: index, depth: depth, node: decoder.node)
+    guard e.kind == .array else { return try [Element](from: child(index, depth: depth, node, key)) }
     var result: [Element] = []
     result.reserveCapacity(e.b)
-    while !container.isAtEnd {
-      if Element.self == String.self {
-        result.append(try container.decode(String.self) as! Element)
-      } else if Element.self == Int.self {
-        result.append(try container.decode(Int.self) as! Element)
-      } else if Element.self == Double.self {
-        result.append(try container.decode(Double.self) as! Element)
-      } else {
-        result.append(try container.decode(Bool.self) as! Element)
+    var k = index &+ 1
+    var position = 0
+    do {
+      while k < e.a {
+        if Element.self == String.self {
+          result.append(try stringValue(k) as! Element)
+        } else if Element.self == Int.self {
+          result.append(try integerValue(k, Int.self) as! Element)
+        } else if Element.self == Double.self {
+          result.append(try doubleValue(k) as! Element)
+        } else {
+          result.append(try boolValue(k) as! Element)
+        }
+        k = skip(k)
+        position &+= 1
       }
+    } catch let mismatch as ScalarMismatch {
+      var path = fullPath(node, key)
+      path.append(JSONIndexKey(index: position))
+      throw mismatch.error(at: path)
     }
     return result
   }

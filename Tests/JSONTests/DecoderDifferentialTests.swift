@@ -197,6 +197,25 @@ import Testing
     }
   }
 
+  @Test func scalarArrays() {
+    let table = [
+      "[]", "[1,2]", "[\"a\",\"b\"]", "[true,false]", "[1.5,-0.0]", "[1,null]", "[null]", "[\"a\",1]", "[true,1]",
+      "null", "{}",
+      "1", "[[1]]", "[1,\"x\",null]", "[1e400]", "[\"\\q\"]",
+    ]
+    for json in table {
+      expectSameOutcome([String].self, json)
+      expectSameOutcome([Int].self, json)
+      expectSameOutcome(BitDoubles.self, json)
+      expectSameOutcome([Bool].self, json)
+      expectSameOutcome(Keyed<[String]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(Keyed<[Int]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(Keyed<[Double]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(Keyed<[Bool]>.self, "{\"value\":\(json)}")
+      expectSameOutcome([[Bool]].self, "[\(json)]")
+    }
+  }
+
   @Test func dictionaries() {
     let table: [String] = [
       #"{"1":1,"2":2}"#, #"{"a":1}"#, #"{"-3":1}"#, #"{"04":2}"#, #"{"1":1,"1":2}"#, #"{}"#, #"{"1":null}"#, "[]",
@@ -237,6 +256,20 @@ import Testing
   @Test func allKeysAndContains() {
     for json in [#"{"b":1,"a":2,"c":3}"#, #"{"a":1,"a":2}"#, #"{}"#, #"{"\u0061":1,"é":2,"x":null}"#] {
       expectSameOutcome(KeyList.self, json)
+    }
+  }
+
+  @Test func manyKeysRepeatsAndAnyOrder() {
+    // 300 keys fill the scanner's key-hash set, so repeats and near-repeats take both matching paths.
+    var pairs = (0..<300).map { "\"k\($0)\":\($0)" }
+    pairs.append("\"k5\":-1")
+    pairs.insert("\"k7\":-7", at: 3)
+    let json = "{" + pairs.joined(separator: ",") + "}"
+    expectSameOutcome([String: Int].self, json)
+    expectSameOutcome(Scattered.self, json)
+    expectSameOutcome(KeyList.self, json)
+    for small in [#"{"a":1,"b":2,"c":3}"#, #"{"c":3,"b":2,"a":1}"#, #"{"b":2,"a":1,"c":3,"a":9}"#, #"{"a":1,"c":3}"#] {
+      expectSameOutcome(Scattered.self, small)
     }
   }
 
@@ -442,6 +475,17 @@ struct AnyKey: CodingKey {
   var intValue: Int? { nil }
   init(stringValue: String) { self.stringValue = stringValue }
   init?(intValue: Int) { nil }
+}
+
+/// Asks for keys out of order and twice, and for some that may be absent.
+struct Scattered: Decodable, Equatable {
+  var values: [Int?] = []
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: AnyKey.self)
+    for name in ["c", "k299", "a", "k5", "b", "k7", "a", "k0", "zz", "k150", "c"] {
+      values.append(try c.decodeIfPresent(Int.self, forKey: AnyKey(stringValue: name)))
+    }
+  }
 }
 
 struct Accented: Decodable, Equatable {
