@@ -170,7 +170,7 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key, type) }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key, type) }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try document.unwrap(try value(key), as: type, depth: depth + 1, node, key, codingPathNode: node)
+    try document.unwrap(try value(key), as: type, depth: depth + 1, node, key)
   }
 
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -201,7 +201,7 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try presentInteger(key, type) }
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
     guard let index = present(key) else { return nil }
-    return try document.unwrap(index, as: type, depth: depth + 1, node, key, codingPathNode: node)
+    return try document.unwrap(index, as: type, depth: depth + 1, node, key)
   }
 
   @inline(__always) private func presentInteger<T: FixedWidthInteger>(_ key: Key, _ type: T.Type) throws -> T? {
@@ -354,7 +354,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try nextInteger(type) }
   mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try nextInteger(type) }
   mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-    let value = try document.unwrap(try next(type), as: type, depth: depth + 1, node, indexKey, codingPathNode: node)
+    let value = try document.unwrap(try next(type), as: type, depth: depth + 1, node, indexKey)
     advance()
     return value
   }
@@ -411,7 +411,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try presentInteger(type) }
   mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
     guard let index = presentNext() else { return nil }
-    let value = try document.unwrap(index, as: type, depth: depth + 1, node, indexKey, codingPathNode: node)
+    let value = try document.unwrap(index, as: type, depth: depth + 1, node, indexKey)
     advance()
     return value
   }

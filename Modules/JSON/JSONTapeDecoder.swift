@@ -87,7 +87,7 @@ struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
   func decode(_: UInt32.Type) throws -> UInt32 { try document.integer(Int(index), UInt32.self, node, nil) }
   func decode(_: UInt64.Type) throws -> UInt64 { try document.integer(Int(index), UInt64.self, node, nil) }
   func decode<T: Decodable>(_ type: T.Type) throws -> T {
-    try document.unwrap(Int(index), as: type, depth: Int(depth), node, nil, codingPathNode: node)
+    try document.unwrap(Int(index), as: type, depth: Int(depth), node, nil)
   }
 }
 
@@ -272,8 +272,7 @@ extension JSONDocument {
     as type: T.Type,
     depth: Int,
     _ node: JSONPathNode?,
-    _ key: (any CodingKey)?,
-    codingPathNode: JSONPathNode?
+    _ key: (any CodingKey)?
   ) throws -> T {
     if T.self == String.self { return try string(index, node, key) as! T }
     if T.self == Date.self { return try date(index, depth: depth, node, key) as! T }
@@ -390,7 +389,7 @@ extension JSONDocument {
     _ node: JSONPathNode?,
     _ key: any CodingKey
   ) throws -> Any {
-    try unwrap(index, as: type, depth: depth, node, key, codingPathNode: node)
+    try unwrap(index, as: type, depth: depth, node, key)
   }
 
   private func date(_ index: Int, depth: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?) throws -> Date {

@@ -73,7 +73,7 @@ public struct MalibuJSONDecoder: Sendable {
     }
     let document = JSONDocument(bytes: copy, byteCount: count, tape: tape, options: options)
     do {
-      return try document.unwrap(0, as: type, depth: 0, nil, nil, codingPathNode: nil)
+      return try document.unwrap(0, as: type, depth: 0, nil, nil)
     } catch let error as JSONValueError {
       throw DecodingError.dataCorrupted(
         .init(codingPath: [], debugDescription: "The given data was not valid JSON. \(error.message)")

@@ -279,6 +279,27 @@ import Testing
     expectSameOutcome(Accented.self, "{\"\u{E9}\":1}")
   }
 
+  @Test func errorsNameTheirCaseAndPath() {
+    // What the differential tests compare, spelled out for a few documents.
+    let table: [(String, String, [String])] = [
+      (#"{"id":1,"name":"a","tags":[],"location":{"lat":1}}"#, "keyNotFound(lon)", ["location|-"]),
+      (#"{"id":1,"name":"a","tags":["x",2],"location":{"lat":1,"lon":2}}"#, "typeMismatch", ["tags|-", "Index 1|1"]),
+      (#"{"id":null,"name":"a","tags":[],"location":{"lat":1,"lon":2}}"#, "valueNotFound", ["id|-"]),
+      (#"{"id":1,"name":"a","tags":[],"location":{"lat":1,"lon":1e400}}"#, "dataCorrupted", []),
+      (#"{"id":1,"name":"a","tags":[],"location":{"lat":1,"lon":2}"#, "dataCorrupted", []),
+      (#"{"id":1,"name":"a","tags":[],"location":{"lat":1,"lon":2}} x"#, "dataCorrupted", []),
+    ]
+    for (json, kind, path) in table {
+      let outcome = DecodeOutcome { try MalibuJSONDecoder().decode(Record.self, from: Array(json.utf8)) }
+      #expect(outcome == .failure(kind: kind, path: path), "\(json)")
+    }
+    let deep = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+    #expect(
+      DecodeOutcome { try MalibuJSONDecoder().decode(JSONValue.self, from: Array(deep.utf8)) }
+        == .failure(kind: "dataCorrupted", path: [])
+    )
+  }
+
   // MARK: Options
 
   @Test func dateStrategies() {
