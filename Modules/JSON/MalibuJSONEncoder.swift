@@ -51,6 +51,11 @@ public struct MalibuJSONEncoder: Sendable {
   ///
   /// - Throws: `EncodingError`, with the case and coding path Foundation's encoder reports.
   public func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+    try encodeReportingRestart(value).bytes
+  }
+
+  /// Encodes `value`, and says whether the stream gave up and Foundation's encoder wrote it.
+  func encodeReportingRestart<T: Encodable>(_ value: T) throws -> (bytes: [UInt8], restarted: Bool) {
     let writer = StreamingEncoder(options: EncoderOptions(self))
     let result: Result<Void, any Error>
     do {
@@ -68,9 +73,9 @@ public struct MalibuJSONEncoder: Sendable {
           EncodingError.Context(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON.")
         )
       }
-      return writer.out
+      return (writer.out, false)
     case .restart:
-      return [UInt8](try foundationEncoder().encode(value))
+      return ([UInt8](try foundationEncoder().encode(value)), true)
     case .misuse(let message):
       throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: message))
     }

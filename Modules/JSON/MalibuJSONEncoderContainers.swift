@@ -163,7 +163,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     keyedBy keyType: NestedKey.Type,
     forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {
-    guard begin(key) else { return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, frame: 0, id: -1)) }
+    guard begin(key) else {
+      return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, frame: 0, id: -1))
+    }
     let nested = encoder.pushContainer(kind: .object, key: key, isNested: true, parent: frame)
     return KeyedEncodingContainer(
       KeyedContainer<NestedKey>(encoder: encoder, frame: encoder.frames.count - 1, id: nested)
@@ -340,7 +342,9 @@ struct SingleValueContainer: SingleValueEncodingContainer {
     switch encoder.frames[frame].kind {
     case .slot: return true
     case .done:
-      encoder.fail(.misuse("Attempt to encode value through single value container when previously value already encoded."))
+      encoder.fail(
+        .misuse("Attempt to encode value through single value container when previously value already encoded.")
+      )
       return false
     case .object, .array:
       // Foundation keeps the container and drops the value: leave that to Foundation.

@@ -240,7 +240,9 @@ final class StreamingEncoder: Encoder {
   func pushContainer(kind: EncoderFrame.Kind, key: (any CodingKey)?, isNested: Bool, depth: Int) -> Int {
     let id = nextID
     nextID += 1
-    frames.append(EncoderFrame(kind: kind, id: id, key: key, isNested: isNested, depth: depth, memberBase: members.count))
+    frames.append(
+      EncoderFrame(kind: kind, id: id, key: key, isNested: isNested, depth: depth, memberBase: members.count)
+    )
     if kind != .slot {
       out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
       if depth >= maximumDepth { tooDeep = true }
@@ -357,13 +359,25 @@ final class StreamingEncoder: Encoder {
 
   /// Runs `body` with this encoder writing the value under `key` in a new place, or in its own place when `key` is
   /// `nil`; a new place left empty becomes `{}`, as Foundation writes it.
-  func writeEncoded(at parent: Int, key: (any CodingKey)?, _ body: (StreamingEncoder) throws -> Void) throws {
+  func writeEncoded(
+    at parent: Int,
+    key: (any CodingKey)?,
+    emptyIsObject: Bool = false,
+    _ body: (StreamingEncoder) throws -> Void
+  ) throws {
     guard key != nil else {
       // The value goes into the place `parent` itself, which this encoder writes while `body` runs.
       let saved = (current, currentID)
-      (current, currentID) = (parent, frames[parent].id)
+      let (id, start) = (frames[parent].id, out.count)
+      (current, currentID) = (parent, id)
       defer { (current, currentID) = saved }
       try body(self)
+      // Foundation's custom date and data strategies write `{}` for a closure that wrote nothing, even at the top.
+      if emptyIsObject, parent < frames.count, frames[parent].id == id, frames[parent].kind == .slot, out.count == start
+      {
+        writeEmptyObject(depth: frames[parent].depth)
+        frames[parent].kind = .done
+      }
       return
     }
     let saved = (current, currentID)
@@ -407,7 +421,7 @@ final class StreamingEncoder: Encoder {
       writeString(date.formatted(.iso8601))
     case .custom(let closure):
       // Also `.formatted(_:)`, which Foundation on Linux builds as a custom closure.
-      try writeEncoded(at: parent, key: key) { try closure(date, $0) }
+      try writeEncoded(at: parent, key: key, emptyIsObject: true) { try closure(date, $0) }
     @unknown default:
       fail(.restart)
     }
@@ -429,60 +443,57 @@ final class StreamingEncoder: Encoder {
     case .base64:
       writeString(data.base64EncodedString())
     case .custom(let closure):
-      try writeEncoded(at: parent, key: key) { try closure(data, $0) }
+      try writeEncoded(at: parent, key: key, emptyIsObject: true) { try closure(data, $0) }
     @unknown default:
       fail(.restart)
     }
   }
 
-  /// Writes the arrays Foundation writes without containers; their float errors name the array, not the element.
+  /// Writes arrays of numbers and strings without containers, with the bytes and error paths of the unkeyed
+  /// container Foundation uses for them.
   private func writeDirectArray<T>(_ value: T, at parent: Int, key: (any CodingKey)?) throws -> Bool {
     if T.self == [String].self {
-      writeArray(unsafeBitCast(value, to: [String].self), at: parent, key: key) { writeString($0) }
+      writeArray(unsafeBitCast(value, to: [String].self), at: parent, key: key) { item, _ in writeString(item) }
     } else if T.self == [Int].self {
-      writeArray(unsafeBitCast(value, to: [Int].self), at: parent, key: key) { writeSigned(Int64($0)) }
+      writeArray(unsafeBitCast(value, to: [Int].self), at: parent, key: key) { item, _ in writeSigned(Int64(item)) }
     } else if T.self == [Double].self {
-      try writeArray(unsafeBitCast(value, to: [Double].self), at: parent, key: key) { try writeDouble($0, at: parent, key: key) }
-    } else if T.self == [Float].self {
-      try writeArray(unsafeBitCast(value, to: [Float].self), at: parent, key: key) { try writeFloat($0, at: parent, key: key) }
+      try writeArray(unsafeBitCast(value, to: [Double].self), at: parent, key: key) { item, index in
+        guard item.isFinite else {
+          try writeNonConforming(
+            item,
+            strategy: options.floats,
+            path: encoderPath(parent, appending: key) + [IndexKey(index)]
+          )
+          return
+        }
+        writeDouble(item)
+      }
     } else if T.self == [Int64].self {
-      writeArray(unsafeBitCast(value, to: [Int64].self), at: parent, key: key) { writeSigned($0) }
-    } else if T.self == [Int32].self {
-      writeArray(unsafeBitCast(value, to: [Int32].self), at: parent, key: key) { writeSigned(Int64($0)) }
-    } else if T.self == [Int16].self {
-      writeArray(unsafeBitCast(value, to: [Int16].self), at: parent, key: key) { writeSigned(Int64($0)) }
-    } else if T.self == [Int8].self {
-      writeArray(unsafeBitCast(value, to: [Int8].self), at: parent, key: key) { writeSigned(Int64($0)) }
-    } else if T.self == [UInt].self {
-      writeArray(unsafeBitCast(value, to: [UInt].self), at: parent, key: key) { writeUnsigned(UInt64($0)) }
+      writeArray(unsafeBitCast(value, to: [Int64].self), at: parent, key: key) { item, _ in writeSigned(item) }
     } else if T.self == [UInt64].self {
-      writeArray(unsafeBitCast(value, to: [UInt64].self), at: parent, key: key) { writeUnsigned($0) }
-    } else if T.self == [UInt32].self {
-      writeArray(unsafeBitCast(value, to: [UInt32].self), at: parent, key: key) { writeUnsigned(UInt64($0)) }
-    } else if T.self == [UInt16].self {
-      writeArray(unsafeBitCast(value, to: [UInt16].self), at: parent, key: key) { writeUnsigned(UInt64($0)) }
-    } else if T.self == [UInt8].self {
-      writeArray(unsafeBitCast(value, to: [UInt8].self), at: parent, key: key) { writeUnsigned(UInt64($0)) }
-    } else if T.self == [Int128].self {
-      writeArray(unsafeBitCast(value, to: [Int128].self), at: parent, key: key) { writeRaw($0.description) }
-    } else if T.self == [UInt128].self {
-      writeArray(unsafeBitCast(value, to: [UInt128].self), at: parent, key: key) { writeRaw($0.description) }
+      writeArray(unsafeBitCast(value, to: [UInt64].self), at: parent, key: key) { item, _ in writeUnsigned(item) }
     } else {
       return false
     }
     return true
   }
 
-  /// Writes `array` as Foundation's direct arrays: counted against the depth limit only when pretty-printing.
-  private func writeArray<E>(_ array: [E], at parent: Int, key: (any CodingKey)?, _ element: (E) throws -> Void) rethrows {
+  /// Writes `array` as an unkeyed container of nesting one more than `parent` (or `parent`'s own, when `key` is nil).
+  private func writeArray<E>(
+    _ array: [E],
+    at parent: Int,
+    key: (any CodingKey)?,
+    _ element: (E, Int) throws -> Void
+  ) rethrows {
     let depth = frames[parent].depth + (key == nil ? 0 : 1)
+    if depth >= maximumDepth { tooDeep = true }
     out.append(UInt8(ascii: "["))
     if options.pretty {
-      if depth >= maximumDepth { tooDeep = true }
       for (index, item) in array.enumerated() {
-        out.append(contentsOf: index == 0 ? [0x0A] : [UInt8(ascii: ","), 0x0A])
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(0x0A)
         writeIndent(depth)
-        try element(item)
+        try element(item, index)
       }
       if array.isEmpty { out.append(0x0A) }
       out.append(0x0A)
@@ -490,7 +501,7 @@ final class StreamingEncoder: Encoder {
     } else {
       for (index, item) in array.enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        try element(item)
+        try element(item, index)
       }
     }
     out.append(UInt8(ascii: "]"))
@@ -509,14 +520,24 @@ final class StreamingEncoder: Encoder {
     for (name, entry) in entries {
       guard enter(dictionary, id) else { return }
       beginMember(dictionary, text: name)
-      try writeEntry(entry, at: dictionary, key: DictionaryKey(name))
+      // Foundation encodes each entry with the dictionary's encoder keyed by the entry's name.
+      let slot = frames.count
+      let slotID = pushContainer(kind: .slot, key: DictionaryKey(name), isNested: false, parent: dictionary)
+      try writeEntry(entry, at: slot)
+      guard slot < frames.count, frames[slot].id == slotID else {
+        fail(.restart)
+        return
+      }
+      close(downTo: slot)
     }
     guard enter(dictionary, id) else { return }
     close(downTo: dictionary)
   }
 
-  private func writeEntry<V: Encodable>(_ value: V, at parent: Int, key: DictionaryKey) throws {
-    try writeValue(value, at: parent, key: key)
+  private func writeEntry<V: Encodable>(_ value: V, at slot: Int) throws {
+    let start = out.count
+    try writeValue(value, at: slot, key: nil)
+    if slot < frames.count, frames[slot].kind == .slot, out.count != start { frames[slot].kind = .done }
   }
 }
 

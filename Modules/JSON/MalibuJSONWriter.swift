@@ -166,7 +166,10 @@ extension StreamingEncoder {
     }
     throw EncodingError.invalidValue(
       value,
-      EncodingError.Context(codingPath: path(), debugDescription: "Unable to encode \(F.self).\(value) directly in JSON.")
+      EncodingError.Context(
+        codingPath: path(),
+        debugDescription: "Unable to encode \(F.self).\(value) directly in JSON."
+      )
     )
   }
 
