@@ -44,7 +44,8 @@ public struct MalibuJSONEncoder: Sendable {
   ///
   /// - Throws: `EncodingError`, with the case and coding path Foundation's encoder reports.
   public func encode<T: Encodable>(_ value: T) throws -> Data {
-    Data(try encodeBytes(value))
+    // Data(buffer:) copies the bytes without the casts Data's Sequence initializer tries first.
+    try encodeBytes(value).withUnsafeBufferPointer { Data(buffer: $0) }
   }
 
   /// Encodes `value` as a JSON document, returned as its UTF-8 bytes.

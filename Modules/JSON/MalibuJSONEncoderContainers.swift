@@ -70,22 +70,35 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     return true
   }
 
+  /// The common case in one access to the encoder's state: default keys, the frame on top.
+  @inline(__always)
+  private func fast(_ key: Key, _ value: (inout [UInt8]) -> Void) -> Bool {
+    guard encoder.options.defaultKeys else { return false }
+    let text = key.stringValue
+    return encoder.state.member(frame, id, key: text, options: encoder.options, value)
+  }
+
   mutating func encodeNil(forKey key: Key) throws {
+    if fast(key, { $0.appendStatic("null") }) { return }
     guard begin(key) else { return }
     encoder.writeStatic("null")
   }
 
   mutating func encode(_ value: Bool, forKey key: Key) throws {
+    if fast(key, { value ? $0.appendStatic("true") : $0.appendStatic("false") }) { return }
     guard begin(key) else { return }
     if value { encoder.writeStatic("true") } else { encoder.writeStatic("false") }
   }
 
   mutating func encode(_ value: String, forKey key: Key) throws {
+    let slashes = encoder.options.escapeSlashes
+    if fast(key, { $0.appendString(value, escapingSlashes: slashes) }) { return }
     guard begin(key) else { return }
     encoder.writeString(value)
   }
 
   mutating func encode(_ value: Double, forKey key: Key) throws {
+    if value.isFinite, fast(key, { $0.appendDouble(value) }) { return }
     guard begin(key) else { return }
     try encoder.writeDouble(value, at: frame, key: key)
   }
@@ -96,6 +109,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   }
 
   mutating func encode(_ value: Int, forKey key: Key) throws {
+    if fast(key, { $0.appendSigned(Int64(value)) }) { return }
     guard begin(key) else { return }
     encoder.writeSigned(Int64(value))
   }
@@ -155,7 +169,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   }
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    guard begin(key) else { return }
+    if !fast(key, { _ in }) {
+      guard begin(key) else { return }
+    }
     try encoder.writeValue(value, at: frame, key: key)
   }
 
@@ -209,6 +225,7 @@ struct UnkeyedContainer: UnkeyedEncodingContainer {
   /// gone.
   @inline(__always)
   private func begin() -> Int? {
+    if let index = encoder.state.element(frame, id, pretty: encoder.options.pretty) { return index }
     guard encoder.enter(frame, id) else { return nil }
     let index = encoder.frames[frame].count
     encoder.beginElement(frame)

@@ -36,6 +36,15 @@ struct EncoderMember {
   let keyEnd: Int
 }
 
+/// Where `appendKey` put a member's separator and key.
+struct KeyPosition {
+  let separatorStart: Int
+  let keyStart: Int
+  let keyEnd: Int
+
+  func withHash(_ hash: UInt64) -> (UInt64, Int, Int, Int) { (hash, separatorStart, keyStart, keyEnd) }
+}
+
 /// Why the stream gave up on a value.
 enum EncoderFailure {
   /// The `Encoder` API was used in a way a stream cannot follow: encode again with Foundation's encoder.
@@ -50,24 +59,41 @@ enum EncoderFailure {
 /// first closes every frame above its own (nested containers it has moved on from), and a write into a frame that
 /// was closed already gives up (``EncoderFailure/restart``).
 final class StreamingEncoder: Encoder {
-  let maximumDepth = 512
+  static let maximumDepth = 512
+  var maximumDepth: Int { Self.maximumDepth }
   let options: EncoderOptions
-  var out: [UInt8] = []
-  var frames: [EncoderFrame] = []
-  var members: [EncoderMember] = []
+  /// Everything that changes while encoding, in one struct: a container's common write is one access to it.
+  var state = EncoderState()
+  var out: [UInt8] {
+    get { state.out }
+    _modify { yield &state.out }
+  }
+  var frames: [EncoderFrame] {
+    get { state.frames }
+    _modify { yield &state.frames }
+  }
+  var members: [EncoderMember] {
+    get { state.members }
+    _modify { yield &state.members }
+  }
   /// The frame whose value this encoder writes when asked for a container.
   var current = 0
   var currentID = 0
   var nextID = 1
-  var failure: EncoderFailure?
-  /// A container nested deeper than Foundation's writer allows: reported when the value has been written.
-  var tooDeep = false
+  var failure: EncoderFailure? {
+    get { state.failure }
+    _modify { yield &state.failure }
+  }
+  var tooDeep: Bool {
+    get { state.tooDeep }
+    _modify { yield &state.tooDeep }
+  }
 
   init(options: EncoderOptions) {
     self.options = options
-    out.reserveCapacity(256)
-    frames.reserveCapacity(8)
-    members.reserveCapacity(16)
+    state.out.reserveCapacity(256)
+    state.frames.reserveCapacity(8)
+    state.members.reserveCapacity(16)
   }
 
   var codingPath: [any CodingKey] { encoderPath(current) }
@@ -141,94 +167,11 @@ final class StreamingEncoder: Encoder {
   }
 
   /// Closes every frame at `index` and above, writing their closing brackets.
-  func close(downTo index: Int) {
-    while frames.count > index {
-      let frame = frames.removeLast()
-      switch frame.kind {
-      case .done: break
-      case .slot: writeEmptyObject(depth: frame.depth)
-      case .object: closeObject(frame)
-      case .array:
-        if options.pretty {
-          if frame.count == 0 { out.append(0x0A) }
-          out.append(0x0A)
-          writeIndent(frame.depth - 1)
-        }
-        out.append(UInt8(ascii: "]"))
-      }
-    }
-  }
-
-  private func closeObject(_ frame: EncoderFrame) {
-    if options.sorted, frame.count > 1 { sortMembers(frame) }
-    if options.pretty {
-      if frame.count == 0 { out.append(0x0A) }
-      out.append(0x0A)
-      writeIndent(frame.depth - 1)
-    }
-    out.append(UInt8(ascii: "}"))
-    members.removeLast(members.count - frame.memberBase)
-  }
-
-  /// Reorders the members of `frame`, the last bytes of the output, by their keys' unescaped bytes.
-  private func sortMembers(_ frame: EncoderFrame) {
-    let base = frame.memberBase
-    let end = out.count
-    func contents(_ index: Int) -> Range<Int> {
-      let start = members[base + index].keyStart - 1
-      return start..<(base + index + 1 < members.count ? members[base + index + 1].separatorStart : end)
-    }
-    func key(_ index: Int) -> ArraySlice<UInt8> {
-      out[members[base + index].keyStart..<members[base + index].keyEnd]
-    }
-    var isSorted = true
-    for index in 1..<frame.count where !escapedKeyPrecedes(key(index - 1), key(index)) {
-      isSorted = false
-      break
-    }
-    if isSorted { return }
-    let order = (0..<frame.count).sorted { escapedKeyPrecedes(key($0), key($1)) }
-    let start = members[base].separatorStart
-    var sorted: [UInt8] = []
-    sorted.reserveCapacity(end - start)
-    for (position, index) in order.enumerated() {
-      if position > 0 { sorted.append(UInt8(ascii: ",")) }
-      if options.pretty {
-        sorted.append(0x0A)
-        sorted.append(contentsOf: repeatElement(0x20, count: 2 * frame.depth))
-      }
-      sorted.append(contentsOf: out[contents(index)])
-    }
-    out.replaceSubrange(start..<end, with: sorted)
-  }
+  func close(downTo index: Int) { state.close(downTo: index, options: options) }
 
   /// Opens an object or array in the value place `index` (a slot), or returns the one already there.
   func openContainer(at index: Int, id: Int, kind: EncoderFrame.Kind) -> Int? {
-    guard failure == nil, index < frames.count, frames[index].id == id else {
-      fail(.restart)
-      return nil
-    }
-    switch frames[index].kind {
-    case .slot:
-      close(downTo: index + 1)
-      frames[index].kind = kind
-      frames[index].memberBase = members.count
-      out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
-      if frames[index].depth >= maximumDepth { tooDeep = true }
-      return frames[index].id
-    case let existing where existing == kind:
-      close(downTo: index + 1)
-      return frames[index].id
-    default:
-      fail(
-        .misuse(
-          kind == .object
-            ? "Attempt to push new keyed encoding container when already previously encoded at this path."
-            : "Attempt to push new unkeyed encoding container when already previously encoded at this path."
-        )
-      )
-      return nil
-    }
+    state.openContainer(at: index, id: id, kind: kind, options: options)
   }
 
   /// Pushes a nested object or array written at the output's end, under `key` of the container on frame `parent`.
@@ -288,43 +231,8 @@ final class StreamingEncoder: Encoder {
 
   /// Writes the separator, the key `text` (as given) and the colon of the next member of the object on frame `index`.
   func beginMember(_ index: Int, text: String) {
-    let separatorStart = out.count
-    if frames[index].count > 0 { out.append(UInt8(ascii: ",")) }
-    if options.pretty {
-      out.append(0x0A)
-      writeIndent(frames[index].depth)
-    }
-    let keyStart = out.count + 1
     var text = text
-    let hash = text.withUTF8 { bytes in
-      writeEscaped(bytes)
-      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-      for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-      return hash
-    }
-    let keyEnd = out.count - 1
-    checkDuplicate(index, hash: hash, keyStart: keyStart, keyEnd: keyEnd)
-    members.append(EncoderMember(hash: hash, separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
-    frames[index].count += 1
-    if options.pretty { writeStatic(" : ") } else { out.append(UInt8(ascii: ":")) }
-  }
-
-  /// Gives up on a key already written in this object: Foundation keeps only its last value.
-  private func checkDuplicate(_ index: Int, hash: UInt64, keyStart: Int, keyEnd: Int) {
-    let base = frames[index].memberBase
-    let count = frames[index].count
-    if count >= 16 {
-      if frames[index].keyHashes == nil {
-        frames[index].keyHashes = Set(members[base..<(base + count)].map(\.hash))
-      }
-      if frames[index].keyHashes?.insert(hash).inserted == true { return }
-    }
-    for member in members[base..<(base + count)] where member.hash == hash {
-      if out[member.keyStart..<member.keyEnd].elementsEqual(out[keyStart..<keyEnd]) {
-        fail(.restart)
-        return
-      }
-    }
+    text.withUTF8 { state.appendMember(index, key: $0, options: options) }
   }
 
   // MARK: Values
@@ -570,4 +478,194 @@ protocol StringKeyedDictionary {
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
   var entries: [(String, any Encodable)] { map { ($0.key, $0.value as any Encodable) } }
+}
+
+/// The mutable state of a ``StreamingEncoder``. Its mutating methods do a whole common write (check the frame, key,
+/// value) inside one access, where the class's properties would cost a dynamic exclusivity check per touch.
+struct EncoderState {
+  var out: [UInt8] = []
+  var frames: [EncoderFrame] = []
+  var members: [EncoderMember] = []
+  var failure: EncoderFailure?
+  /// A container nested deeper than Foundation's writer allows: reported when the value has been written.
+  var tooDeep = false
+
+  /// Whether frame `index` with `id` is the innermost open one: the common case, which needs no closing first.
+  @inline(__always)
+  func isTop(_ index: Int, _ id: Int) -> Bool {
+    frames.count == index + 1 && frames[index].id == id
+  }
+
+  /// Appends the separator, quoted `key` and colon of the next member of the object on frame `index`, and gives up
+  /// (``EncoderFailure/restart``) on a key the object already has: Foundation keeps only its last value.
+  mutating func appendMember(_ index: Int, key: UnsafeBufferPointer<UInt8>, options: EncoderOptions) {
+    let count = frames[index].count
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    let separatorStart = out.count
+    if count > 0 { out.append(UInt8(ascii: ",")) }
+    if options.pretty {
+      out.append(0x0A)
+      out.appendIndent(frames[index].depth)
+    }
+    let keyStart = out.count + 1
+    out.appendEscaped(key, escapingSlashes: options.escapeSlashes)
+    let keyEnd = out.count - 1
+    if options.pretty { out.appendStatic(" : ") } else { out.append(UInt8(ascii: ":")) }
+    if count > 0 { checkDuplicate(index, hash: hash, keyStart: keyStart, keyEnd: keyEnd) }
+    members.append(EncoderMember(hash: hash, separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
+    frames[index].count = count + 1
+  }
+
+  private mutating func checkDuplicate(_ index: Int, hash: UInt64, keyStart: Int, keyEnd: Int) {
+    let base = frames[index].memberBase
+    let count = frames[index].count
+    if count >= 16 {
+      if frames[index].keyHashes == nil {
+        frames[index].keyHashes = Set(members[base..<(base + count)].map(\.hash))
+      }
+      if frames[index].keyHashes?.insert(hash).inserted == true { return }
+    }
+    for member in members[base..<(base + count)] where member.hash == hash {
+      if out[member.keyStart..<member.keyEnd].elementsEqual(out[keyStart..<keyEnd]) {
+        if failure == nil { failure = .restart }
+        return
+      }
+    }
+  }
+
+  /// The common unkeyed write: when frame `index` is on top, appends the separator and returns the new element's index.
+  @inline(__always)
+  mutating func element(_ index: Int, _ id: Int, pretty: Bool) -> Int? {
+    guard isTop(index, id) else { return nil }
+    let count = frames[index].count
+    if count > 0 { out.append(UInt8(ascii: ",")) }
+    frames[index].count = count + 1
+    if pretty {
+      out.append(0x0A)
+      out.appendIndent(frames[index].depth)
+    }
+    return count
+  }
+
+  /// The common keyed write: when frame `index` is on top, appends `key` and the scalar `value` and returns true.
+  @inline(__always)
+  mutating func member(
+    _ index: Int,
+    _ id: Int,
+    key: String,
+    options: EncoderOptions,
+    _ value: (inout [UInt8]) -> Void
+  ) -> Bool {
+    guard isTop(index, id) else { return false }
+    var key = key
+    key.withUTF8 { appendMember(index, key: $0, options: options) }
+    value(&out)
+    return true
+  }
+}
+
+extension EncoderState {
+  /// Closes every frame at `index` and above, writing their closing brackets.
+  mutating func close(downTo index: Int, options: EncoderOptions) {
+    while frames.count > index {
+      let frame = frames.removeLast()
+      switch frame.kind {
+      case .done: break
+      case .slot: appendEmptyObject(depth: frame.depth, pretty: options.pretty)
+      case .object: closeObject(frame, options: options)
+      case .array:
+        if options.pretty {
+          if frame.count == 0 { out.append(0x0A) }
+          out.append(0x0A)
+          out.appendIndent(frame.depth - 1)
+        }
+        out.append(UInt8(ascii: "]"))
+      }
+    }
+  }
+
+  private mutating func closeObject(_ frame: EncoderFrame, options: EncoderOptions) {
+    if options.sorted, frame.count > 1 { sortMembers(frame, pretty: options.pretty) }
+    if options.pretty {
+      if frame.count == 0 { out.append(0x0A) }
+      out.append(0x0A)
+      out.appendIndent(frame.depth - 1)
+    }
+    out.append(UInt8(ascii: "}"))
+    members.removeLast(members.count - frame.memberBase)
+  }
+
+  /// Reorders the members of `frame`, the last bytes of the output, by their keys' unescaped bytes.
+  private mutating func sortMembers(_ frame: EncoderFrame, pretty: Bool) {
+    let base = frame.memberBase
+    let end = out.count
+    func contents(_ index: Int) -> Range<Int> {
+      let start = members[base + index].keyStart - 1
+      return start..<(base + index + 1 < members.count ? members[base + index + 1].separatorStart : end)
+    }
+    func key(_ index: Int) -> ArraySlice<UInt8> {
+      out[members[base + index].keyStart..<members[base + index].keyEnd]
+    }
+    var isSorted = true
+    for index in 1..<frame.count where !escapedKeyPrecedes(key(index - 1), key(index)) {
+      isSorted = false
+      break
+    }
+    if isSorted { return }
+    let order = (0..<frame.count).sorted { escapedKeyPrecedes(key($0), key($1)) }
+    let start = members[base].separatorStart
+    var sorted: [UInt8] = []
+    sorted.reserveCapacity(end - start)
+    for (position, index) in order.enumerated() {
+      if position > 0 { sorted.append(UInt8(ascii: ",")) }
+      if pretty {
+        sorted.append(0x0A)
+        sorted.append(contentsOf: repeatElement(0x20, count: 2 * frame.depth))
+      }
+      sorted.append(contentsOf: out[contents(index)])
+    }
+    out.replaceSubrange(start..<end, with: sorted)
+  }
+
+  /// Opens an object or array in the value place `index` (a slot), or returns the one already there.
+  mutating func openContainer(at index: Int, id: Int, kind: EncoderFrame.Kind, options: EncoderOptions) -> Int? {
+    guard failure == nil, index < frames.count, frames[index].id == id else {
+      if failure == nil { failure = .restart }
+      return nil
+    }
+    switch frames[index].kind {
+    case .slot:
+      close(downTo: index + 1, options: options)
+      frames[index].kind = kind
+      frames[index].memberBase = members.count
+      out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
+      if frames[index].depth >= StreamingEncoder.maximumDepth { tooDeep = true }
+      return frames[index].id
+    case let existing where existing == kind:
+      close(downTo: index + 1, options: options)
+      return frames[index].id
+    default:
+      failure =
+        failure
+        ?? (.misuse(
+          kind == .object
+            ? "Attempt to push new keyed encoding container when already previously encoded at this path."
+            : "Attempt to push new unkeyed encoding container when already previously encoded at this path."
+        ))
+      return nil
+    }
+  }
+
+  /// Appends an empty object at nesting `depth`, as Foundation writes `{}` (`{\n\n}` when pretty).
+  mutating func appendEmptyObject(depth: Int, pretty: Bool) {
+    if pretty {
+      out.appendStatic("{\n\n")
+      out.appendIndent(depth - 1)
+      out.append(UInt8(ascii: "}"))
+    } else {
+      out.appendStatic("{}")
+    }
+    if depth >= StreamingEncoder.maximumDepth { tooDeep = true }
+  }
 }

@@ -25,134 +25,25 @@ struct EncoderOptions {
   }
 }
 
-/// The byte-level half of the encoder: numbers, strings and indentation appended to `out`.
+/// The byte-level half of the encoder. Each writer is one mutation of `out` (one exclusive access of the class's
+/// property), whatever it appends.
 extension StreamingEncoder {
   @inline(__always)
-  func writeStatic(_ text: StaticString) {
-    out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-  }
+  func writeStatic(_ text: StaticString) { out.appendStatic(text) }
 
-  func writeIndent(_ depth: Int) {
-    var left = depth
-    while left > 0 {
-      out.append(0x20)
-      out.append(0x20)
-      left -= 1
-    }
-  }
+  func writeIndent(_ depth: Int) { out.appendIndent(depth) }
 
-  /// Writes a non-negative integer in decimal.
-  func writeUnsigned(_ value: UInt64) {
-    if value < 10 {
-      out.append(0x30 &+ UInt8(truncatingIfNeeded: value))
-      return
-    }
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var index = 20
-      var rest = value
-      while rest > 0 {
-        let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 10)
-        index -= 1
-        digits[index] = 0x30 &+ UInt8(truncatingIfNeeded: remainder)
-        rest = quotient
-      }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index..<20]))
-    }
-  }
+  func writeUnsigned(_ value: UInt64) { out.appendUnsigned(value) }
 
-  func writeSigned(_ value: Int64) {
-    if value < 0 { out.append(UInt8(ascii: "-")) }
-    writeUnsigned(value.magnitude)
-  }
+  func writeSigned(_ value: Int64) { out.appendSigned(value) }
 
-  /// Writes text that needs no escaping (a number's description).
-  func writeRaw(_ text: String) {
-    var text = text
-    text.withUTF8 { out.append(contentsOf: $0) }
-  }
+  func writeRaw(_ text: String) { out.appendRaw(text) }
 
-  /// Writes `value` as Foundation does: its shortest description, without a trailing `.0`.
-  func writeDouble(_ value: Double) {
-    // Integral values up to 2^53 print as "<digits>.0", so the integer digits are the same text.
-    if value.magnitude <= 9_007_199_254_740_992, value == value.rounded(.towardZero) {
-      if value == 0, value.sign == .minus {
-        writeStatic("-0")
-      } else {
-        writeSigned(Int64(value))
-      }
-      return
-    }
-    var text = value.description
-    if text.hasSuffix(".0") { text.removeLast(2) }
-    writeRaw(text)
-  }
+  func writeDouble(_ value: Double) { out.appendDouble(value) }
 
-  /// Writes `value` as Foundation does: its shortest description, without a trailing `.0`.
-  func writeFloat(_ value: Float) {
-    // Integral values up to 2^24 print as "<digits>.0".
-    if value.magnitude <= 16_777_216, value == value.rounded(.towardZero) {
-      if value == 0, value.sign == .minus {
-        writeStatic("-0")
-      } else {
-        writeSigned(Int64(value))
-      }
-      return
-    }
-    var text = value.description
-    if text.hasSuffix(".0") { text.removeLast(2) }
-    writeRaw(text)
-  }
+  func writeFloat(_ value: Float) { out.appendFloat(value) }
 
-  /// Writes `text` as a quoted JSON string with Foundation's escapes.
-  func writeString(_ text: String) {
-    var text = text
-    text.withUTF8 { writeEscaped($0) }
-  }
-
-  /// Writes UTF-8 `bytes` quoted, escaping `"`, `\`, control characters and (unless told not to) `/`.
-  func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
-    out.append(0x22)
-    guard let base = bytes.baseAddress else {
-      out.append(0x22)
-      return
-    }
-    let count = bytes.count
-    let escapeSlashes = options.escapeSlashes
-    var mark = 0
-    var index = 0
-    // Every index read is below `count`, the buffer's length.
-    while index < count {
-      let byte = base[index]
-      if byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0x2F || !escapeSlashes {
-        index += 1
-        continue
-      }
-      if index > mark { out.append(contentsOf: UnsafeBufferPointer(start: base + mark, count: index - mark)) }
-      switch byte {
-      case 0x22: writeStatic("\\\"")
-      case 0x5C: writeStatic("\\\\")
-      case 0x2F: writeStatic("\\/")
-      case 0x08: writeStatic("\\b")
-      case 0x0C: writeStatic("\\f")
-      case 0x0A: writeStatic("\\n")
-      case 0x0D: writeStatic("\\r")
-      case 0x09: writeStatic("\\t")
-      default:
-        writeStatic("\\u00")
-        out.append(Self.hexDigit(byte >> 4))
-        out.append(Self.hexDigit(byte & 0xF))
-      }
-      index += 1
-      mark = index
-    }
-    if index > mark { out.append(contentsOf: UnsafeBufferPointer(start: base + mark, count: index - mark)) }
-    out.append(0x22)
-  }
-
-  @inline(__always)
-  static func hexDigit(_ nibble: UInt8) -> UInt8 {
-    nibble < 10 ? 0x30 &+ nibble : 0x61 &+ nibble &- 10
-  }
+  func writeString(_ text: String) { out.appendString(text, escapingSlashes: options.escapeSlashes) }
 
   /// Writes a float that is not finite as the strategy says, or throws Foundation's error at `path`.
   func writeNonConforming<F: BinaryFloatingPoint>(
@@ -174,16 +65,7 @@ extension StreamingEncoder {
   }
 
   /// Writes an empty object at nesting `depth`, as Foundation writes `{}` (`{\n\n}` when pretty).
-  func writeEmptyObject(depth: Int) {
-    if options.pretty {
-      writeStatic("{\n\n")
-      writeIndent(depth - 1)
-      out.append(UInt8(ascii: "}"))
-    } else {
-      writeStatic("{}")
-    }
-    if depth >= maximumDepth { tooDeep = true }
-  }
+  func writeEmptyObject(depth: Int) { state.appendEmptyObject(depth: depth, pretty: options.pretty) }
 }
 
 /// Whether the escaped JSON string contents `a` sort before `b` by their unescaped UTF-8 bytes (Foundation's
@@ -198,7 +80,7 @@ func escapedKeyPrecedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool 
   }
 }
 
-/// The raw bytes of escaped JSON string contents written by ``StreamingEncoder/writeEscaped(_:)``.
+/// The raw bytes of escaped JSON string contents written by `appendEscaped(_:escapingSlashes:)`.
 private struct EscapedBytes: IteratorProtocol {
   let bytes: ArraySlice<UInt8>
   var index: Int
@@ -233,5 +115,142 @@ private struct EscapedBytes: IteratorProtocol {
 
   private func hexValue(_ digit: UInt8) -> UInt8 {
     digit <= 0x39 ? digit &- 0x30 : digit &- 0x61 &+ 10
+  }
+}
+
+extension [UInt8] {
+  @inline(__always)
+  mutating func appendStatic(_ text: StaticString) {
+    append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  mutating func appendIndent(_ depth: Int) {
+    append(contentsOf: repeatElement(0x20, count: 2 * depth))
+  }
+
+  /// Appends a non-negative integer in decimal.
+  mutating func appendUnsigned(_ value: UInt64) {
+    if value < 10 {
+      append(0x30 &+ UInt8(truncatingIfNeeded: value))
+      return
+    }
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    Swift.withUnsafeMutableBytes(of: &digits) { buffer in
+      // 20 digits at most, written backwards from the end of the 24 bytes.
+      var index = 24
+      var rest = value
+      while rest > 0 {
+        let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 10)
+        index -= 1
+        buffer[index] = 0x30 &+ UInt8(truncatingIfNeeded: remainder)
+        rest = quotient
+      }
+      append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index..<24]))
+    }
+  }
+
+  mutating func appendSigned(_ value: Int64) {
+    if value < 0 { append(UInt8(ascii: "-")) }
+    appendUnsigned(value.magnitude)
+  }
+
+  /// Appends text that needs no escaping (a number's description).
+  mutating func appendRaw(_ text: String) {
+    var text = text
+    text.withUTF8 { append(contentsOf: $0) }
+  }
+
+  /// Appends `value` as Foundation does: its shortest description, without a trailing `.0`.
+  mutating func appendDouble(_ value: Double) {
+    // Integral values up to 2^53 print as "<digits>.0", so the integer digits are the same text.
+    if value.magnitude <= 9_007_199_254_740_992, value == value.rounded(.towardZero) {
+      if value == 0, value.sign == .minus {
+        appendStatic("-0")
+      } else {
+        appendSigned(Int64(value))
+      }
+      return
+    }
+    var text = value.description
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    appendRaw(text)
+  }
+
+  /// Appends `value` as Foundation does: its shortest description, without a trailing `.0`.
+  mutating func appendFloat(_ value: Float) {
+    // Integral values up to 2^24 print as "<digits>.0".
+    if value.magnitude <= 16_777_216, value == value.rounded(.towardZero) {
+      if value == 0, value.sign == .minus {
+        appendStatic("-0")
+      } else {
+        appendSigned(Int64(value))
+      }
+      return
+    }
+    var text = value.description
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    appendRaw(text)
+  }
+
+  /// Appends `text` as a quoted JSON string with Foundation's escapes.
+  mutating func appendString(_ text: String, escapingSlashes: Bool) {
+    var text = text
+    text.withUTF8 { appendEscaped($0, escapingSlashes: escapingSlashes) }
+  }
+
+  /// Appends UTF-8 `bytes` quoted, escaping `"`, `\`, control characters and (if asked) `/`.
+  mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool) {
+    reserveCapacity(count + bytes.count + 2)
+    append(0x22)
+    guard let base = bytes.baseAddress else {
+      append(0x22)
+      return
+    }
+    let end = bytes.count
+    let space = SIMD16<UInt8>(repeating: 0x20)
+    let quote = SIMD16<UInt8>(repeating: 0x22)
+    let backslash = SIMD16<UInt8>(repeating: 0x5C)
+    let slash = SIMD16<UInt8>(repeating: escapingSlashes ? 0x2F : 0x22)
+    var mark = 0
+    var index = 0
+    while index < end {
+      // Sixteen bytes at a time while none needs escaping: every load ends at or before `end`.
+      while index + 16 <= end {
+        let chunk = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
+        let special = (chunk .< space) .| (chunk .== quote) .| (chunk .== backslash) .| (chunk .== slash)
+        if any(special) { break }
+        index += 16
+      }
+      guard index < end else { break }
+      let byte = base[index]
+      if byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0x2F || !escapingSlashes {
+        index += 1
+        continue
+      }
+      if index > mark { append(contentsOf: UnsafeBufferPointer(start: base + mark, count: index - mark)) }
+      switch byte {
+      case 0x22: appendStatic("\\\"")
+      case 0x5C: appendStatic("\\\\")
+      case 0x2F: appendStatic("\\/")
+      case 0x08: appendStatic("\\b")
+      case 0x0C: appendStatic("\\f")
+      case 0x0A: appendStatic("\\n")
+      case 0x0D: appendStatic("\\r")
+      case 0x09: appendStatic("\\t")
+      default:
+        appendStatic("\\u00")
+        append(Self.hexDigit(byte >> 4))
+        append(Self.hexDigit(byte & 0xF))
+      }
+      index += 1
+      mark = index
+    }
+    if end > mark { append(contentsOf: UnsafeBufferPointer(start: base + mark, count: end - mark)) }
+    append(0x22)
+  }
+
+  @inline(__always)
+  static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? 0x30 &+ nibble : 0x61 &+ nibble &- 10
   }
 }
