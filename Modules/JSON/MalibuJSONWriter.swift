@@ -200,7 +200,6 @@ extension [UInt8] {
 
   /// Appends UTF-8 `bytes` quoted, escaping `"`, `\`, control characters and (if asked) `/`.
   mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool) {
-    reserveCapacity(count + bytes.count + 2)
     append(0x22)
     guard let base = bytes.baseAddress else {
       append(0x22)
@@ -211,15 +210,24 @@ extension [UInt8] {
     let quote = SIMD16<UInt8>(repeating: 0x22)
     let backslash = SIMD16<UInt8>(repeating: 0x5C)
     let slash = SIMD16<UInt8>(repeating: escapingSlashes ? 0x2F : 0x22)
+    func needsEscaping(_ chunk: SIMD16<UInt8>) -> Bool {
+      any((chunk .< space) .| (chunk .== quote) .| (chunk .== backslash) .| (chunk .== slash))
+    }
     var mark = 0
     var index = 0
     while index < end {
       // Sixteen bytes at a time while none needs escaping: every load ends at or before `end`.
       while index + 16 <= end {
-        let chunk = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
-        let special = (chunk .< space) .| (chunk .== quote) .| (chunk .== backslash) .| (chunk .== slash)
-        if any(special) { break }
+        if needsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)) { break }
         index += 16
+      }
+      if index < end, end - index < 16 {
+        // The last few bytes, copied over plain letters: one check for the rest of a short string.
+        var chunk = SIMD16<UInt8>(repeating: 0x61)
+        Swift.withUnsafeMutableBytes(of: &chunk) {
+          $0.copyMemory(from: UnsafeRawBufferPointer(start: base + index, count: end - index))
+        }
+        if !needsEscaping(chunk) { index = end }
       }
       guard index < end else { break }
       let byte = base[index]

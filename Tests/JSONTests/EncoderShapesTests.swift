@@ -137,12 +137,41 @@ let sampleStrings: [String] = [
     }
   }
 
+  @Test func randomNumbers() {
+    var generator = SystemRandomNumberGenerator()
+    var encoder = MalibuJSONEncoder()
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: "+",
+      negativeInfinity: "-",
+      nan: "n"
+    )
+    let doubles = (0..<3000).map { index -> Double in
+      switch index % 3 {
+      case 0: Double(bitPattern: generator.next())
+      case 1: Double(Int64.random(in: -1 << 60...1 << 60, using: &generator)) / Double(1 << Int.random(in: 0...40))
+      default: Double.random(in: -1e6...1e6, using: &generator).rounded() * 0.001
+      }
+    }
+    expectSameAsFoundation(doubles, encoder)
+    let floats = (0..<3000).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &generator)) }
+    expectSameAsFoundation(floats, encoder)
+    expectSameAsFoundation((0..<1000).map { _ in Int64.random(in: .min ... .max, using: &generator) }, encoder)
+  }
+
   @Test(arguments: EncoderConfiguration.formattings)
   func strings(configuration: EncoderConfiguration) {
     let encoder = configuration.encoder
     for string in sampleStrings {
       expectSameAsFoundation(string, encoder, string)
       expectSameAsFoundation([string: string], encoder, string)
+    }
+    // An escape at every position around the sixteen-byte chunks the writer checks at once.
+    for length in 0..<40 {
+      for special in ["\"", "\\", "/", "\u{1F}", "\u{0}", "é", "\n"] {
+        let text = String(repeating: "a", count: length) + special + String(repeating: "b", count: 39 - length)
+        expectSameAsFoundation(text, encoder)
+        expectSameAsFoundation(String(repeating: "c", count: length) + special, encoder)
+      }
     }
     let control = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self)
     expectSameAsFoundation(control, encoder)
