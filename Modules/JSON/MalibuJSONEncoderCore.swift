@@ -77,9 +77,14 @@ final class StreamingEncoder: Encoder {
     _modify { yield &state.members }
   }
   /// The frame whose value this encoder writes when asked for a container.
-  var current = 0
-  var currentID = 0
-  var nextID = 1
+  var current: Int {
+    get { state.current }
+    _modify { yield &state.current }
+  }
+  var currentID: Int {
+    get { state.currentID }
+    _modify { yield &state.currentID }
+  }
   var failure: EncoderFailure? {
     get { state.failure }
     _modify { yield &state.failure }
@@ -181,16 +186,7 @@ final class StreamingEncoder: Encoder {
 
   /// Pushes a frame for a container or place at nesting `depth`.
   func pushContainer(kind: EncoderFrame.Kind, key: (any CodingKey)?, isNested: Bool, depth: Int) -> Int {
-    let id = nextID
-    nextID += 1
-    frames.append(
-      EncoderFrame(kind: kind, id: id, key: key, isNested: isNested, depth: depth, memberBase: members.count)
-    )
-    if kind != .slot {
-      out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
-      if depth >= maximumDepth { tooDeep = true }
-    }
-    return id
+    state.push(kind: kind, key: key, isNested: isNested, depth: depth)
   }
 
   // MARK: Members
@@ -288,17 +284,13 @@ final class StreamingEncoder: Encoder {
       }
       return
     }
-    let saved = (current, currentID)
-    let slot = frames.count
-    let id = pushContainer(kind: .slot, key: key, isNested: false, parent: parent)
-    (current, currentID) = (slot, id)
-    defer { (current, currentID) = saved }
-    try body(self)
-    guard slot < frames.count, frames[slot].id == id else {
-      fail(.restart)
-      return
+    let (slot, id, saved) = state.enterSlot(under: parent, key: key)
+    defer {
+      state.current = saved.0
+      state.currentID = saved.1
     }
-    close(downTo: slot)
+    try body(self)
+    state.leaveSlot(slot, id, options: options)
   }
 
   func writeDouble(_ value: Double, at parent: Int, key: (any CodingKey)?) throws {
@@ -489,6 +481,44 @@ struct EncoderState {
   var failure: EncoderFailure?
   /// A container nested deeper than Foundation's writer allows: reported when the value has been written.
   var tooDeep = false
+
+  /// The encoder's own place (see ``StreamingEncoder/current``).
+  var current = 0
+  var currentID = 0
+  var nextID = 1
+
+  /// Pushes a frame for a container or place at nesting `depth`, writing its opening bracket.
+  mutating func push(kind: EncoderFrame.Kind, key: (any CodingKey)?, isNested: Bool, depth: Int) -> Int {
+    let id = nextID
+    nextID += 1
+    frames.append(
+      EncoderFrame(kind: kind, id: id, key: key, isNested: isNested, depth: depth, memberBase: members.count)
+    )
+    if kind != .slot {
+      out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
+      if depth >= StreamingEncoder.maximumDepth { tooDeep = true }
+    }
+    return id
+  }
+
+  /// Pushes a new place under `key` of the container on frame `parent` and makes it the encoder's own; returns the
+  /// place and the encoder's place before.
+  mutating func enterSlot(under parent: Int, key: (any CodingKey)?) -> (Int, Int, (Int, Int)) {
+    let saved = (current, currentID)
+    let slot = frames.count
+    let id = push(kind: .slot, key: key, isNested: false, depth: frames[parent].depth + 1)
+    (current, currentID) = (slot, id)
+    return (slot, id, saved)
+  }
+
+  /// Closes the place `slot` a value was written into (`{}` if it wrote nothing), or gives up if it is gone.
+  mutating func leaveSlot(_ slot: Int, _ id: Int, options: EncoderOptions) {
+    guard slot < frames.count, frames[slot].id == id else {
+      if failure == nil { failure = .restart }
+      return
+    }
+    close(downTo: slot, options: options)
+  }
 
   /// Whether frame `index` with `id` is the innermost open one: the common case, which needs no closing first.
   @inline(__always)

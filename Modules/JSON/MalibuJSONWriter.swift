@@ -171,9 +171,16 @@ extension [UInt8] {
       }
       return
     }
-    var text = value.description
-    if text.hasSuffix(".0") { text.removeLast(2) }
-    appendRaw(text)
+    appendNumber(value.description)
+  }
+
+  /// Appends a number's description without a trailing `.0` (Foundation drops it).
+  private mutating func appendNumber(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+      let trailingZero = bytes.count >= 2 && bytes[bytes.count - 1] == 0x30 && bytes[bytes.count - 2] == 0x2E
+      append(contentsOf: trailingZero ? UnsafeBufferPointer(rebasing: bytes.dropLast(2)) : bytes)
+    }
   }
 
   /// Appends `value` as Foundation does: its shortest description, without a trailing `.0`.
@@ -187,9 +194,7 @@ extension [UInt8] {
       }
       return
     }
-    var text = value.description
-    if text.hasSuffix(".0") { text.removeLast(2) }
-    appendRaw(text)
+    appendNumber(value.description)
   }
 
   /// Appends `text` as a quoted JSON string with Foundation's escapes.
