@@ -258,7 +258,12 @@ extension [UInt8] {
       index += 1
       mark = index
     }
-    if end > mark { append(contentsOf: UnsafeBufferPointer(start: base + mark, count: end - mark)) }
+    if end - mark > 8 {
+      append(contentsOf: UnsafeBufferPointer(start: base + mark, count: end - mark))
+    } else {
+      // A few bytes (most keys) cost less one by one than through `append(contentsOf:)`.
+      for offset in mark..<end { append(base[offset]) }
+    }
     append(0x22)
   }
 
