@@ -2,16 +2,95 @@ public import Foundation
 
 /// Encodes `Encodable` values as JSON, byte for byte as Foundation's `JSONEncoder` writes them.
 ///
-/// A value type: configure one and share it across threads.
+/// A value type: configure one and share it across threads. The options are Foundation's own types, so swapping
+/// `JSONEncoder()` for `MalibuJSONEncoder()` keeps every line that sets a strategy.
+///
+/// Values are written straight into one growing byte buffer, in the order the `encode(to:)` methods send them. When a
+/// value uses the `Encoder` API in a way a stream cannot follow (writing into a container after a sibling was
+/// finished, a key written twice in one object), the whole value is encoded again by Foundation's `JSONEncoder` with
+/// the same options, so the output is still Foundation's.
 public struct MalibuJSONEncoder: Sendable {
+  /// The output formatting options: Foundation's `JSONEncoder.OutputFormatting`.
+  public typealias OutputFormatting = JSONEncoder.OutputFormatting
+  /// How `Date` values are written: Foundation's `JSONEncoder.DateEncodingStrategy`.
+  public typealias DateEncodingStrategy = JSONEncoder.DateEncodingStrategy
+  /// How `Data` values are written: Foundation's `JSONEncoder.DataEncodingStrategy`.
+  public typealias DataEncodingStrategy = JSONEncoder.DataEncodingStrategy
+  /// How infinity and NaN are written: Foundation's `JSONEncoder.NonConformingFloatEncodingStrategy`.
+  public typealias NonConformingFloatEncodingStrategy = JSONEncoder.NonConformingFloatEncodingStrategy
+  /// How keys are changed before they are written: Foundation's `JSONEncoder.KeyEncodingStrategy`.
+  public typealias KeyEncodingStrategy = JSONEncoder.KeyEncodingStrategy
+
+  /// The output format: `prettyPrinted`, `sortedKeys`, `withoutEscapingSlashes`. Defaults to `[]`.
+  ///
+  /// Without `sortedKeys`, an object's keys come in the order they were encoded (Foundation's order is that of a
+  /// hashed dictionary, different from run to run); with it, both encoders write the same bytes.
+  public var outputFormatting: OutputFormatting = []
+  /// The strategy for `Date` values. Defaults to `.deferredToDate`.
+  public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+  /// The strategy for `Data` values. Defaults to `.base64`.
+  public var dataEncodingStrategy: DataEncodingStrategy = .base64
+  /// The strategy for infinity and NaN. Defaults to `.throw`.
+  public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
+  /// The strategy for keys. Defaults to `.useDefaultKeys`.
+  public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+  /// Contextual information handed to every `encode(to:)` as `encoder.userInfo`.
+  public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
   /// An encoder with Foundation's default options.
   public init() {}
 
   /// Encodes `value` as a JSON document.
   ///
-  /// - Throws: `EncodingError`, as Foundation's encoder reports it.
+  /// - Throws: `EncodingError`, with the case and coding path Foundation's encoder reports.
   public func encode<T: Encodable>(_ value: T) throws -> Data {
-    // Placeholder until the writer lands: Foundation's encoder.
-    try JSONEncoder().encode(value)
+    // Data(buffer:) copies the bytes without the casts Data's Sequence initializer tries first.
+    try encodeBytes(value).withUnsafeBufferPointer { Data(buffer: $0) }
+  }
+
+  /// Encodes `value` as a JSON document, returned as its UTF-8 bytes.
+  ///
+  /// - Throws: `EncodingError`, with the case and coding path Foundation's encoder reports.
+  public func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+    try encodeReportingRestart(value).bytes
+  }
+
+  /// Encodes `value`, and says whether the stream gave up and Foundation's encoder wrote it.
+  func encodeReportingRestart<T: Encodable>(_ value: T) throws -> (bytes: [UInt8], restarted: Bool) {
+    let writer = StreamingEncoder(options: EncoderOptions(self))
+    let result: Result<Void, any Error>
+    do {
+      try writer.encodeTopLevel(value)
+      result = .success(())
+    } catch {
+      result = .failure(error)
+    }
+    switch writer.failure {
+    case nil:
+      try result.get()
+      if writer.tooDeep {
+        throw EncodingError.invalidValue(
+          value,
+          EncodingError.Context(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON.")
+        )
+      }
+      return (writer.out, false)
+    case .restart:
+      return ([UInt8](try foundationEncoder().encode(value)), true)
+    case .misuse(let message):
+      throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: message))
+    }
+  }
+
+  /// Foundation's encoder with these options: the path for values a stream cannot follow.
+  func foundationEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = outputFormatting
+    encoder.dateEncodingStrategy = dateEncodingStrategy
+    encoder.dataEncodingStrategy = dataEncodingStrategy
+    encoder.nonConformingFloatEncodingStrategy = nonConformingFloatEncodingStrategy
+    encoder.keyEncodingStrategy = keyEncodingStrategy
+    encoder.userInfo = userInfo
+    return encoder
   }
 }
