@@ -6,7 +6,7 @@ public import MalibuTransport
 
 extension Networking {
   /// Downloads the response of an endpoint into a file, with flat memory, optionally continuing an earlier partial
-  /// download.
+  /// download. Like ``request(_:)``, it starts on the calling thread and goes on there until it first has to wait.
   ///
   /// ```swift
   /// let file = try await networking.download(.fetchReport, to: destination, resume: true).value
@@ -39,38 +39,24 @@ extension Networking {
     resume: Bool = false,
     maxBytes: Int64? = nil
   ) -> Promise<DownloadedFile> {
-    let promise = Promise<DownloadedFile>()
-    guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
-    let ticket = limiter.reserve()
-    let task = Task { [self] in
+    launch { [self] ticket in
       var sent: HTTPRequest?
       var source = endpoint.request
-      let outcome: Result<DownloadedFile, any Error>
       do {
         try await limiter.wait(for: ticket)
         defer { limiter.release() }
         let (request, base) = try uncachedRequest(for: endpoint)
         source = request
-        let file = try await Download.run(to: destination, resume: resume, maxBytes: maxBytes) { adjust in
+        return try await Download.run(to: destination, resume: resume, maxBytes: maxBytes) { adjust in
           try await open(request, of: endpoint, through: base, storingOffline: false) { head in
             adjust(&head)
             sent = head
           }.response
         }
-        outcome = .success(file)
       } catch {
-        outcome = .failure(error)
-      }
-      land(key)  // out of `inFlight` before the promise wakes its caller
-      switch outcome {
-      case .success(let file): promise.resolve(file)
-      case .failure(let error):
-        let failure = Self.downloadFailure(error, request: sent)
-        promise.reject(hooks.failed(endpoint, request: source, error: failure))
+        throw hooks.failed(endpoint, request: source, error: Self.downloadFailure(error, request: sent))
       }
     }
-    track(promise, task: task, under: key)
-    return promise
   }
 
   /// The endpoint's request after ``beforeEach``, with the cache bypassed, and the transport it goes to (the

@@ -35,27 +35,20 @@ extension Networking {
   /// through ``logger`` as a `StorageError` with the problem's code (`untrustedEntry`, `corruptEntry`), and never
   /// sent, nor is it among the outcomes. An empty store resolves at once.
   /// In ``mockMode`` `mocksOnly` it sends nothing and keeps every stored request (they have no endpoint a mock could
-  /// answer, and that mode never touches the network).
+  /// answer, and that mode never touches the network). Like ``request(_:)``, a replay starts on the calling thread and
+  /// goes on there until it first has to wait.
   /// - Returns: The outcome of every replayed request, in replay order; rejected with a `StorageError` when the
   ///   store directory cannot be read, and with `NetworkError` code `missingMock` in ``mockMode`` `mocksOnly`.
   @discardableResult
   public func replay() -> Promise<[ReplayOutcome]> {
-    let promise = Promise<[ReplayOutcome]>()
-    guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
     let turns = ReplayTurns.limiter(for: offlineStore)
-    let ticket = turns.reserve()
-    let task = Task { [self] in
-      do {
-        try await turns.wait(for: ticket)
-        defer { turns.release() }
-        promise.resolve(try await replayStoredRequests())
-      } catch {
-        promise.reject(error is CancellationError ? NetworkError.cancelled() : error)
-      }
-      land(key)
+    let work: @Sendable (RequestLimiter.Ticket) async throws -> [ReplayOutcome] = { [self] ticket in
+      try await turns.wait(for: ticket)
+      defer { turns.release() }
+      return try await replayStoredRequests()
     }
-    track(promise, task: task, under: key)
-    return promise
+    // A storage error reaches the promise as it is; only a cancellation becomes a `NetworkError`.
+    return launch(queue: turns, rejecting: { $0 is CancellationError ? NetworkError.cancelled() : $0 }, work)
   }
 
   /// Removes every stored offline request of ``offlineStore`` (corrupt files set aside are kept).

@@ -25,7 +25,8 @@ extension Networking {
   /// ```swift
   /// let cats: [CatImage] = try await networking.send(GetCatImages())
   /// ```
-  /// It travels the path of `request(_:)` (see ``TypedRequest``); cancelling the task stops it wherever it is.
+  /// It travels the path of `request(_:)` (see ``TypedRequest``), starting on the calling thread as that does;
+  /// cancelling the task stops it wherever it is.
   /// - Parameter request: The typed request.
   /// - Returns: The final resource, after ``TypedRequest/finalize(raw:)`` and ``TypedRequest/postProcess(result:)``.
   /// - Throws: `NetworkError`, as ``request(typed:)`` rejects with.
@@ -98,26 +99,9 @@ extension Networking {
     hooks.update { $0.mocks[key] = mock }
   }
 
-  /// Starts a typed request: a place in the mode's queue and a flight, as `request(_:)` does.
+  /// Starts a typed request: a flight and a place in the mode's queue, as `request(_:)` does.
   private func start<T: TypedRequest>(_ typed: T, control: RequestControl) -> Promise<T.FinalResource> {
-    let promise = Promise<T.FinalResource>()
-    let ticket = limiter.reserve()
-    let key = flights.withLock { $0.reserve() }
-    let task = Task { [self] in
-      let outcome: Result<T.FinalResource, any Error>
-      do {
-        outcome = .success(try await perform(typed, ticket: ticket, control: control))
-      } catch {
-        outcome = .failure(error)
-      }
-      land(key)  // out of `inFlight` before the promise wakes its caller
-      switch outcome {
-      case .success(let resource): promise.resolve(resource)
-      case .failure(let error): promise.reject(NetworkError.rejection(for: error))
-      }
-    }
-    track(promise, task: task, under: key)
-    return promise
+    launch { [self] ticket in try await perform(typed, ticket: ticket, control: control) }
   }
 
   /// One typed request, from its description to its final resource.

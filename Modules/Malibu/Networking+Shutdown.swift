@@ -3,10 +3,11 @@ import MalibuPromises
 public import MalibuTransport
 
 extension Networking: Drainable {
-  /// Shuts the networking down gracefully: a request, stream, download or replay started from now on fails at once
-  /// with `NetworkError` code `shutDown`; those already started (waiting in the mode's queue, at the middleware gate
-  /// or transferring, a stream's body included) go on for up to `gracePeriod`; those still running then are cancelled
-  /// as by ``cancelAllRequests()``. Returns once none is left.
+  /// Shuts the networking down gracefully: a request (typed and GraphQL ones included), stream, download or replay
+  /// started from now on fails at once with `NetworkError` code `shutDown` and reaches no transport; those already
+  /// started (waiting in the mode's queue, at the middleware gate or transferring, a stream's body included) go on for
+  /// up to `gracePeriod`; those still running then are cancelled as by ``cancelAllRequests()``. Returns once none is
+  /// left.
   ///
   /// ```swift
   /// await networking.shutdown(gracePeriod: .seconds(10))
@@ -33,17 +34,6 @@ extension Networking: Drainable {
   /// Whether ``shutdown(gracePeriod:)`` has been called.
   public var isShutDown: Bool {
     flights.withLock { $0.isShutDown }
-  }
-
-  /// A slot in ``flights`` for new work, or `nil` once the networking is shutting down.
-  func reserveFlight() -> Flights.Key? {
-    flights.withLock { $0.isShutDown ? nil : $0.reserve() }
-  }
-
-  /// Rejects the promise of work started after ``shutdown(gracePeriod:)`` began.
-  func refuseAfterShutdown<Value: Sendable>(_ promise: Promise<Value>) -> Promise<Value> {
-    promise.reject(NetworkError.shutDown())
-    return promise
   }
 }
 

@@ -28,10 +28,8 @@ extension Networking {
   ///   (code `transportFailed` with the `TransportError`, or `cancelled`).
   public func stream(_ endpoint: R) async throws -> StreamedResponse {
     let promise = Promise<StreamHandoff>()
-    guard let key = reserveFlight() else { throw NetworkError.shutDown() }
-    let ticket = limiter.reserve()
-    let task = Task { [self] in
-      defer { land(key) }
+    // The promise is resolved with the head at once; the flight is kept until the body ends or is dropped.
+    launch(promise) { [self] ticket in
       var sent = endpoint.request
       do {
         try await limiter.wait(for: ticket)
@@ -45,11 +43,11 @@ extension Networking {
         await lease.waitUntilReleased { [body = response.body] in
           body.cancel()
         }
+        return StreamHandoff(nil)  // the promise was resolved above: this outcome settles nothing
       } catch {
-        promise.reject(hooks.failed(endpoint, request: sent, error: error))
+        throw hooks.failed(endpoint, request: sent, error: error)
       }
     }
-    track(promise, task: task, under: key)
     guard let response = try await promise.value.take() else { throw NetworkError.cancelled() }
     return response
   }
@@ -67,7 +65,7 @@ extension Networking {
 final class StreamHandoff: Sendable {
   private let response: Locked<StreamedResponse?>
 
-  init(_ response: StreamedResponse) {
+  init(_ response: StreamedResponse?) {
     self.response = Locked(response)
   }
 

@@ -273,56 +273,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// Starts a request with what the caller set for it alone.
   private func start(_ endpoint: R, control: RequestControl) -> NetworkPromise {
-    let promise = NetworkPromise()
-    guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
-    let ticket = limiter.reserve()
-    // Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the request runs on
-    // the calling thread until it first waits (for its slot, the middleware gate or the transport), which saves a
-    // thread hop per request; elsewhere it starts as a plain `Task`.
-    // A caller running on the transport's own thread (`Transport.taskExecutor`) keeps it for the request too.
-    let executor = inheritedExecutor()
-    let task: Task<Void, Never>
-    if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-      task = Task.immediate(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key, control: control)
-      }
-    } else {
-      task = Task(executorPreference: executor) { [self] in
-        await run(endpoint, ticket: ticket, settling: promise, flight: key, control: control)
-      }
-    }
-    track(promise, task: task, under: key)
-    return promise
-  }
-
-  /// The transport's executor when the calling task prefers it, else `nil`: a new task does not inherit its creator's
-  /// preference, and without it every response would hop from the transport's thread to the global pool and back.
-  private func inheritedExecutor() -> (any TaskExecutor)? {
-    guard let executor = transport.taskExecutor else { return nil }
-    let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor }
-    return preferred == executor.asUnownedTaskExecutor() ? executor : nil
-  }
-
-  /// Performs one request and settles its promise with the response or the error; then lets go of its flight.
-  private func run(
-    _ endpoint: R,
-    ticket: RequestLimiter.Ticket,
-    settling promise: NetworkPromise,
-    flight key: Flights.Key,
-    control: RequestControl
-  ) async {
-    let outcome: Result<Response, any Error>
-    do {
-      outcome = .success(try await perform(endpoint, ticket: ticket, control: control))
-    } catch {
-      outcome = .failure(error)
-    }
-    // Out of the flights (and `inFlight`) before the promise settles: a caller it wakes never still counts it.
-    land(key)
-    switch outcome {
-    case .success(let response): promise.resolve(response)
-    case .failure(let error): promise.reject(NetworkError.rejection(for: error))
-    }
+    launch { [self] ticket in try await perform(endpoint, ticket: ticket, control: control) }
   }
 
   /// Cancels every request of this networking that has not finished: waiting in the queue, at the middleware gate
@@ -331,26 +282,6 @@ public final class Networking<R: RequestConvertible>: Sendable {
   public func cancelAllRequests() {
     let active = flights.withLock { $0.removeAll() }
     for flight in active { flight.cancel() }
-  }
-
-  /// Keeps `promise` and its `task` in ``flights`` under `key` until the task lands (``land(_:)``), so
-  /// ``cancelAllRequests()`` reaches them; cancelling the promise cancels the task.
-  ///
-  /// The slot is reserved before the task starts and the task clears it as its last step, which needs no observer on
-  /// the promise (an `always` hook cost two allocations per request). A task that landed before this call, as a
-  /// request answered at once by a mock does, leaves a slot this call finds gone.
-  @inline(__always) func track<Value: Sendable>(
-    _ promise: Promise<Value>,
-    task: Task<Void, Never>,
-    under key: Flights.Key
-  ) {
-    flights.withLock { $0.fill(key, with: Flight(promise: promise, task: task)) }
-    promise.onCancel { task.cancel() }
-  }
-
-  /// Lets go of the flight under `key`: the last step of its task.
-  func land(_ key: Flights.Key) {
-    flights.withLock { $0.remove(key) }
   }
 
   /// One request, from the endpoint to the response.
