@@ -111,9 +111,9 @@ import Testing
     expectSameOutcome(BitFloats.self, json)
     expectSameOutcome(Int.self, token)
     expectSameOutcome(BitDouble.self, token)
-    expectSameOutcome(Keyed<Int>.self, "{\"value\":\(token)}")
-    expectSameOutcome(Keyed<Double>.self, "{\"value\":\(token)}")
-    expectSameOutcome(Keyed<UInt8>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<Int>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<Double>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<UInt8>.self, "{\"value\":\(token)}")
   }
 
   @Test func randomDoublesRoundTrip() {
@@ -142,31 +142,31 @@ import Testing
   func stringsInEveryContainer(token: String) {
     expectSameOutcome(String.self, token)
     expectSameOutcome([String].self, "[\(token)]")
-    expectSameOutcome(Keyed<String>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<String>.self, "{\"value\":\(token)}")
     expectSameOutcome(OptionalKeyed<String>.self, "{\"value\":\(token)}")
     expectSameOutcome([String?].self, "[\(token)]")
     expectSameOutcome([Bool].self, "[\(token)]")
-    expectSameOutcome(Keyed<Bool>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<Bool>.self, "{\"value\":\(token)}")
     expectSameOutcome(OptionalKeyed<Bool>.self, "{\"value\":\(token)}")
     expectSameOutcome(OptionalKeyed<Int>.self, "{\"value\":\(token)}")
-    expectSameOutcome(Keyed<URL>.self, "{\"value\":\(token)}")
-    expectSameOutcome(Keyed<[Int]>.self, "{\"value\":\(token)}")
-    expectSameOutcome(Keyed<[String: Int]>.self, "{\"value\":\(token)}")
-    expectSameOutcome(Keyed<Int?>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<URL>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<[Int]>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<[String: Int]>.self, "{\"value\":\(token)}")
+    expectSameOutcome(DecodedKeyed<Int?>.self, "{\"value\":\(token)}")
   }
 
   // MARK: Lazy checks, as Foundation's
 
   @Test func valuesNeverReadAreNotChecked() {
     // Foundation checks numbers and strings only when they are decoded.
-    expectSameOutcome(Keyed<Int>.self, "{\"value\":1,\"other\":01}")
-    expectSameOutcome(Keyed<Int>.self, "{\"value\":1,\"other\":\"\\q\"}")
-    expectSameOutcome(Keyed<Int>.self, "{\"value\":1,\"other\":\"\u{01}\"}")
-    expectSameOutcome(Keyed<Int>.self, "{\"value\":1,\"other\":1e400}")
-    expectSameOutcome(Keyed<Int>.self, Array("{\"value\":1,\"other\":\"".utf8) + [0xFF] + Array("\"}".utf8))
+    expectSameOutcome(DecodedKeyed<Int>.self, "{\"value\":1,\"other\":01}")
+    expectSameOutcome(DecodedKeyed<Int>.self, "{\"value\":1,\"other\":\"\\q\"}")
+    expectSameOutcome(DecodedKeyed<Int>.self, "{\"value\":1,\"other\":\"\u{01}\"}")
+    expectSameOutcome(DecodedKeyed<Int>.self, "{\"value\":1,\"other\":1e400}")
+    expectSameOutcome(DecodedKeyed<Int>.self, Array("{\"value\":1,\"other\":\"".utf8) + [0xFF] + Array("\"}".utf8))
     // Keys are all decoded when the container is made.
-    expectSameOutcome(Keyed<Int>.self, "{\"value\":1,\"\\q\":2}")
-    expectSameOutcome(Keyed<Int>.self, Array("{\"value\":1,\"".utf8) + [0xFF] + Array("\":2}".utf8))
+    expectSameOutcome(DecodedKeyed<Int>.self, "{\"value\":1,\"\\q\":2}")
+    expectSameOutcome(DecodedKeyed<Int>.self, Array("{\"value\":1,\"".utf8) + [0xFF] + Array("\":2}".utf8))
   }
 
   // MARK: Structure
@@ -208,10 +208,10 @@ import Testing
       expectSameOutcome([Int].self, json)
       expectSameOutcome(BitDoubles.self, json)
       expectSameOutcome([Bool].self, json)
-      expectSameOutcome(Keyed<[String]>.self, "{\"value\":\(json)}")
-      expectSameOutcome(Keyed<[Int]>.self, "{\"value\":\(json)}")
-      expectSameOutcome(Keyed<[Double]>.self, "{\"value\":\(json)}")
-      expectSameOutcome(Keyed<[Bool]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(DecodedKeyed<[String]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(DecodedKeyed<[Int]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(DecodedKeyed<[Double]>.self, "{\"value\":\(json)}")
+      expectSameOutcome(DecodedKeyed<[Bool]>.self, "{\"value\":\(json)}")
       expectSameOutcome([[Bool]].self, "[\(json)]")
     }
   }
@@ -244,7 +244,7 @@ import Testing
     for json in [#"{"super":{"a":1},"b":2}"#, #"{"b":2}"#, #"{"super":null,"b":2}"#, #"{"super":{"b":1},"b":2}"#] {
       expectSameOutcome(Derived.self, json)
     }
-    for json in [#"[1,2]"#, #"[1]"#, #"[]"#, #"[null,2]"#] { expectSameOutcome(UnkeyedSuper.self, json) }
+    for json in [#"[1,2]"#, #"[1]"#, #"[]"#, #"[null,2]"#] { expectSameOutcome(DecodedUnkeyedSuper.self, json) }
   }
 
   @Test func nestedUnkeyedAndAtEnd() {
@@ -318,10 +318,10 @@ import Testing
     for strategy in strategies {
       for json in documents {
         expectSameOutcome([Date].self, json) { $0.dateDecodingStrategy = strategy }
-        expectSameOutcome(Keyed<Date>.self, "{\"value\":\(json.dropFirst().dropLast())}") {
+        expectSameOutcome(DecodedKeyed<Date>.self, "{\"value\":\(json.dropFirst().dropLast())}") {
           $0.dateDecodingStrategy = strategy
         }
-        expectSameOutcome(Nest<Date>.self, "{\"inner\":{\"value\":\(json.dropFirst().dropLast())}}") {
+        expectSameOutcome(DecodedNest<Date>.self, "{\"inner\":{\"value\":\(json.dropFirst().dropLast())}}") {
           $0.dateDecodingStrategy = strategy
         }
       }
@@ -348,7 +348,7 @@ import Testing
     for strategy in strategies {
       for json in documents {
         expectSameOutcome([Data].self, json) { $0.dataDecodingStrategy = strategy }
-        expectSameOutcome(Keyed<Data>.self, "{\"value\":\(json.dropFirst().dropLast())}") {
+        expectSameOutcome(DecodedKeyed<Data>.self, "{\"value\":\(json.dropFirst().dropLast())}") {
           $0.dataDecodingStrategy = strategy
         }
       }
@@ -460,9 +460,9 @@ struct BitFloats: Decodable, Equatable {
   }
 }
 
-struct Keyed<T: Decodable & Equatable>: Decodable, Equatable { let value: T }
+struct DecodedKeyed<T: Decodable & Equatable>: Decodable, Equatable { let value: T }
 struct OptionalKeyed<T: Decodable & Equatable>: Decodable, Equatable { let value: T? }
-struct Nest<T: Decodable & Equatable>: Decodable, Equatable { let inner: Keyed<T> }
+struct DecodedNest<T: Decodable & Equatable>: Decodable, Equatable { let inner: DecodedKeyed<T> }
 
 struct Record: Decodable, Equatable {
   struct Location: Decodable, Equatable {
@@ -546,16 +546,16 @@ struct Probe: Decodable, Equatable {
   }
 }
 
-class Base: Decodable, Equatable {
+class DecodedBase: Decodable, Equatable {
   let a: Int?
   enum Keys: String, CodingKey { case a }
   required init(from decoder: any Decoder) throws {
     a = try? decoder.container(keyedBy: Keys.self).decodeIfPresent(Int.self, forKey: .a)
   }
-  static func == (x: Base, y: Base) -> Bool { x.a == y.a && type(of: x) == type(of: y) }
+  static func == (x: DecodedBase, y: DecodedBase) -> Bool { x.a == y.a && type(of: x) == type(of: y) }
 }
 
-final class Derived: Base {
+final class Derived: DecodedBase {
   var b = 0
   enum DerivedKeys: String, CodingKey { case b }
   required init(from decoder: any Decoder) throws {
@@ -565,7 +565,7 @@ final class Derived: Base {
   }
 }
 
-struct UnkeyedSuper: Decodable, Equatable {
+struct DecodedUnkeyedSuper: Decodable, Equatable {
   let first: Int?
   let second: Int
   init(from decoder: any Decoder) throws {
