@@ -18,7 +18,7 @@ private final class ScriptedEventTransport: Transport {
     var contentType: String? = "text/event-stream"
     var chunks: [String] = []
     var ending = Ending.clean
-    var failure: TransportError?
+    var failure: (any Error)?
   }
 
   private struct State {
@@ -182,6 +182,24 @@ struct ServerSentEventsTests {
     }
     #expect(error?.code == .connectionRefused)
     #expect(transport.requests.count == 3)  // the first attempt and two reconnections
+  }
+
+  @Test func aRefusedRequestIsNotRetried() async throws {
+    let failure = TransportError(code: .insecureScheme, message: "http refused")
+    let transport = ScriptedEventTransport(Array(repeating: .init(failure: failure), count: 3))
+    let error = await #expect(throws: TransportError.self) {
+      _ = try await collect(transport.events(request, reconnection: quick))
+    }
+    #expect(error?.code == .insecureScheme)
+    #expect(transport.requests.count == 1)
+  }
+
+  @Test func aNetworkErrorWrappingAResetIsRetried() async throws {
+    let reset = TransportError(code: .connectionReset, message: "reset")
+    let wrapped = NetworkError(code: .transportFailed, message: "failed", underlyingError: reset)
+    let transport = ScriptedEventTransport([.init(failure: wrapped), .init(chunks: ["data: a\n\n"])])
+    #expect(try await collect(transport.events(request, reconnection: quick)).map(\.data) == ["a"])
+    #expect(transport.requests.count == 3)  // the failure, the events, then 204 after the clean end
   }
 
   @Test func neverReconnectsEndsOnACleanEnd() async throws {

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import MalibuCore
 
 /// One connection of an event stream: the response head and its body, chunk by chunk.
 public struct EventStreamConnection: Sendable {
@@ -32,7 +33,9 @@ public struct EventStreamConnection: Sendable {
 /// without a byte) or ends cleanly, the sequence waits (the server's `retry`, else the policy's delay) and
 /// connects again with the last event ID, as the WHATWG standard says; after
 /// ``EventReconnection/maxAttempts`` failed reconnections in a row it ends with the last error (or, after a clean
-/// end, returns `nil`). Breaking out of the loop or cancelling the task closes the connection and stops at once.
+/// end, returns `nil`). A connection that fails for another reason than the network (an invalid request, the HTTPS
+/// policy, TLS, a rejected credential) ends the sequence with its error at once. Breaking out of the loop or
+/// cancelling the task closes the connection and stops at once.
 public struct ServerSentEvents: AsyncSequence, Sendable {
   /// An event.
   public typealias Element = ServerSentEvent
@@ -138,7 +141,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
       do {
         connection = try await connect(parser.lastEventID.isEmpty ? nil : parser.lastEventID)
       } catch {
-        if Task.isCancelled || error is CancellationError { throw error }
+        // Only a failure of the network is worth another attempt: a refused request (a bad URL, the HTTPS policy,
+        // TLS, authentication) would fail the same way after every wait.
+        guard !Task.isCancelled, Self.isNetworkFailure(error) else {
+          done = true
+          throw error
+        }
         try await reconnect(after: error)
         return
       }
@@ -151,6 +159,19 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         throw error
       }
       chunks = connection.body.makeAsyncIterator()
+    }
+
+    /// Whether a connection attempt failed on the network (refused, reset, timed out, name not found, a broken
+    /// exchange), directly or as the underlying error of the facade's `NetworkError`.
+    private static func isNetworkFailure(_ error: any Error) -> Bool {
+      let transportError =
+        (error as? TransportError) ?? ((error as? NetworkError)?.underlyingError as? TransportError)
+      guard let code = transportError?.code else { return false }
+      let transient: Set<TransportError.Code> = [
+        .connectTimeout, .idleTimeout, .totalTimeout, .connectionRefused, .connectionReset, .dnsFailure,
+        .protocolError, .other,
+      ]
+      return transient.contains(code)
     }
 
     /// After a drop (`error`) or a clean end (`nil`): counts the attempt, or ends the sequence when no more
