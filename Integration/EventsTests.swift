@@ -1,10 +1,12 @@
 import Foundation
 import HTTPTypes
+import Malibu
 import MalibuTransport
 import Testing
 
 /// Server-sent events on both transports against the fault server's `/events` route: a drop mid-event, the
-/// reconnection after the server's `retry` with the right `Last-Event-ID`, a clean end, then 204.
+/// reconnection after the server's `retry` with the right `Last-Event-ID`, a clean end, then 204; through the
+/// transport and through the facade.
 @Suite("Server-sent events")
 struct EventsTests {
   private let policy = EventReconnection(delay: .milliseconds(20), jitter: 0, maxAttempts: 3)
@@ -24,6 +26,16 @@ struct EventsTests {
     #expect(events.first?.retry == 300)
     // Two reconnections (after the drop, after the clean end), each after the server's 300 ms (a lower bound only).
     #expect(clock.now - start >= .milliseconds(600))
+  }
+
+  @Test(arguments: Backend.allCases)
+  func resumesThroughTheFacade(_ backend: Backend) async throws {
+    try await FaultServer.start()
+    let networking = Networking<FaultRoute>(transport: backend.kind)
+    var events: [ServerSentEvent] = []
+    for try await event in networking.events(.route("events"), reconnection: policy) { events.append(event) }
+    #expect(events.map(\.data) == ["one", "two", "three"])
+    #expect(events.map(\.id) == ["1", "2", "3"])
   }
 
   @Test(arguments: Backend.allCases)
