@@ -660,9 +660,44 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-/// README.md:861, "The Malibu namespace".
+// README.md:865, "Server-sent events".
+#sourceLocation(file:"README.md",line:866)
+enum Assistant: RequestConvertible {
+  case complete(prompt: String)
+
+  static let baseUrl: (any URLStringConvertible)? = "https://llm.example.com/v1/"
+  static let headers: [String: String] = [:]
+
+  var request: Request {
+    switch self {
+    case .complete(let prompt): .post("completions", parameters: ["prompt": prompt, "stream": true])
+    }
+  }
+}
+
+struct CompletionChunk: Decodable, Sendable {
+  let text: String
+}
+#sourceLocation()
+
+/// README.md:884, "Server-sent events".
+func readmeServerSentEvents() async throws {
+  #sourceLocation(file:"README.md",line:885)
+  let assistant = Networking<Assistant>()
+  var answer = ""
+  for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
+    switch event {
+    case .value(let chunk, _): answer += chunk.text
+    case .undecodable(let raw, let error): print("skipped \(raw.data): \(error)")
+    }
+  }
+  #sourceLocation()
+  _ = (assistant, answer)
+}
+
+/// README.md:904, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:862)
+  #sourceLocation(file:"README.md",line:905)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -680,9 +715,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:883, "Gzip".
+/// README.md:926, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:884)
+  #sourceLocation(file:"README.md",line:927)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -694,9 +729,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:895, "Transfer options".
+/// README.md:938, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:896)
+  #sourceLocation(file:"README.md",line:939)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -710,9 +745,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:927, "Retries".
+/// README.md:970, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:928)
+  #sourceLocation(file:"README.md",line:971)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -728,9 +763,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:963, "HTTPS only, proxies and session configuration".
+/// README.md:1006, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:964)
+  #sourceLocation(file:"README.md",line:1007)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -747,9 +782,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1006, "OpenAPI".
+/// README.md:1049, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1010)
+  #sourceLocation(file:"README.md",line:1053)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -769,8 +804,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1039, "Tracing".
-#sourceLocation(file:"README.md",line:1043)
+// README.md:1082, "Tracing".
+#sourceLocation(file:"README.md",line:1086)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -778,8 +813,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1064, "Metrics".
-#sourceLocation(file:"README.md",line:1069)
+// README.md:1107, "Metrics".
+#sourceLocation(file:"README.md",line:1112)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -787,15 +822,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1084, "Graceful shutdown".
+/// README.md:1127, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1085)
+  #sourceLocation(file:"README.md",line:1128)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1092, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1098)
+// README.md:1135, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1141)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -808,9 +843,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1123, "Using single modules".
+/// README.md:1166, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1126)
+  #sourceLocation(file:"README.md",line:1169)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -819,9 +854,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1134, "Using single modules".
+/// README.md:1177, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1145)
+  #sourceLocation(file:"README.md",line:1188)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -841,9 +876,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1221, "Transports".
+/// README.md:1264, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1222)
+  #sourceLocation(file:"README.md",line:1265)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -446,6 +446,30 @@ def download_endless(connection, request):
             time.sleep(interval)
 
 
+def events(connection, request):
+    """Server-sent events (Integration/EventsTests.swift). Without `Last-Event-ID`: `retry: 300`, events 1 and 2,
+    then the connection drops mid-event (a chunked body closed before its last chunk). With `Last-Event-ID: 2`: a
+    comment, event 3 and a clean end. With `Last-Event-ID: 3`: 204, the end. Any other ID: 409 naming it.
+    `?type=json`: a JSON answer, the wrong content type."""
+    if request.query.get("type") == "json":
+        return answer(connection, 200, b'{"data": 1}', [("Content-Type", "application/json")])
+    last = request.field("last-event-id")
+    if last is None:
+        connection.send(head(200, [("Content-Type", "text/event-stream"), ("Transfer-Encoding", "chunked")]))
+        for part in (b"retry: 300\nid: 1\ndata: one\n\n", b"id: 2\ndata: two\n\n", b"id: 9\ndata: cut in the mi"):
+            connection.send(b"%x\r\n" % len(part) + part + b"\r\n")
+            time.sleep(0.05)
+        connection.close()
+        return False
+    if last == "2":
+        body = b": resumed\nid: 3\ndata: three\n\n"
+        return answer(connection, 200, body, [("Content-Type", "text/event-stream")])
+    if last == "3":
+        connection.send(head(204, [], reason="No Content"))
+        return True
+    return answer(connection, 409, f"unexpected Last-Event-ID {last!r}\n".encode(), [("Content-Type", "text/plain")])
+
+
 # path → (route, whether the server reads the request body before calling it)
 ROUTES = {
     "/ok": (ok, True),
@@ -482,6 +506,7 @@ ROUTES = {
     "/count": (count, True),
     "/download/ignores-if-range": (download_ignores_if_range, True),
     "/download/endless": (download_endless, True),
+    "/events": (events, True),
 }
 
 
