@@ -19,7 +19,8 @@ struct FailureContextTests {
     }
     #expect(
       error?.message == "could not decode Array<Board> from the body: corrupted data at $ (the top level): The "
-        + "given data was not valid JSON.; the response has status 404, Content-Type 'text/html' and a body of 18 "
+        + "given data was not valid JSON. Unexpected character '<' where a value was expected at byte 0.; the "
+        + "response has status 404, Content-Type 'text/html' and a body of 18 "
         + "bytes: \"<h1>Not Found</h1>\"" + Self.validateHint,
       "\(error?.message ?? "")"
     )
