@@ -61,7 +61,7 @@ let package = Package(
       path: "Modules/Core"
     ),
     // Layer 2
-    .target(name: "MalibuEncoding", dependencies: ["MalibuCore"], path: "Modules/Encoding"),
+    .target(name: "MalibuEncoding", dependencies: ["MalibuCore", "MalibuJSON"], path: "Modules/Encoding"),
     .target(name: "MalibuValidation", dependencies: ["MalibuCore"], path: "Modules/Validation"),
     .target(name: "MalibuSerialization", dependencies: ["MalibuCore", "MalibuJSON"], path: "Modules/Serialization"),
     .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import MalibuJSON
 
 /// A value sent as a request's body by encoding it: any `Encodable & Sendable`, top-level arrays included (see
 /// ``RequestTask/encodable(_:)`` and ``Request/post(_:body:contentType:encoder:parameters:headers:storePolicy:)``).
@@ -93,7 +94,7 @@ public struct EncodableBody: Sendable, Hashable, CustomStringConvertible {
   public func jsonData() throws(NetworkError) -> Data {
     if let data = try encodedWithOwnEncoder() { return data }
     let tree = try parameterValue()
-    let writer = JSONEncoder()
+    var writer = MalibuJSONEncoder()
     writer.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     do {
       return try writer.encode(tree)

@@ -1,10 +1,12 @@
 public import Foundation
 public import MalibuCore
+import MalibuJSON
 
 /// Encodes parameters, `Encodable` values and top-level arrays as JSON.
 ///
 /// Parameters are normalised by MalibuCore (`ParameterValue.normalize(_:)`), so `Date`, `Data`, `URL`,
-/// `UUID` and friends follow one set of rules everywhere, then written by `JSONEncoder`:
+/// `UUID` and friends follow one set of rules everywhere, then written by MalibuJSON's `MalibuJSONEncoder` (the same
+/// bytes as Foundation's `JSONEncoder` with these options):
 ///
 /// - Keys are sorted by default, so the same parameters always give the same bytes (``sortsKeys``).
 /// - Integers stay integers (`1`), other numbers keep their shortest exact form (`1.5`, `0.1`, `1e+20`). JSON has a
@@ -70,7 +72,7 @@ public struct JSONParameterEncoder: ParameterEncoding, Hashable {
   /// - Throws: `NetworkError` with code `NetworkError.Code.encodingFailed` whose
   ///   underlying error is the `EncodingError` (a non-finite number, say), naming the coding path.
   public func encode<T: Encodable>(_ value: T) throws(NetworkError) -> Data {
-    let encoder = makeEncoder()
+    var encoder = makeEncoder()
     encoder.dateEncodingStrategy = .custom { date, encoder in
       // MalibuCore owns the Date rule; a Date always normalises.
       try (try ParameterValue(normalizing: date)).encode(to: encoder)
@@ -89,9 +91,9 @@ public struct JSONParameterEncoder: ParameterEncoding, Hashable {
     }
   }
 
-  private func makeEncoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    var formatting: JSONEncoder.OutputFormatting = [.withoutEscapingSlashes]
+  private func makeEncoder() -> MalibuJSONEncoder {
+    var encoder = MalibuJSONEncoder()
+    var formatting: MalibuJSONEncoder.OutputFormatting = [.withoutEscapingSlashes]
     if sortsKeys { formatting.insert(.sortedKeys) }
     if prettyPrinted { formatting.insert(.prettyPrinted) }
     encoder.outputFormatting = formatting

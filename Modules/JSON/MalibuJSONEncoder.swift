@@ -25,20 +25,35 @@ public struct MalibuJSONEncoder: Sendable {
   ///
   /// Without `sortedKeys`, an object's keys come in the order they were encoded (Foundation's order is that of a
   /// hashed dictionary, different from run to run); with it, both encoders write the same bytes.
-  public var outputFormatting: OutputFormatting = []
+  public var outputFormatting: OutputFormatting = [] {
+    didSet { options = EncoderOptions(self) }
+  }
   /// The strategy for `Date` values. Defaults to `.deferredToDate`.
-  public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+  public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate {
+    didSet { options = EncoderOptions(self) }
+  }
   /// The strategy for `Data` values. Defaults to `.base64`.
-  public var dataEncodingStrategy: DataEncodingStrategy = .base64
+  public var dataEncodingStrategy: DataEncodingStrategy = .base64 {
+    didSet { options = EncoderOptions(self) }
+  }
   /// The strategy for infinity and NaN. Defaults to `.throw`.
-  public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
+  public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw {
+    didSet { options = EncoderOptions(self) }
+  }
   /// The strategy for keys. Defaults to `.useDefaultKeys`.
-  public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+  public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys {
+    didSet { options = EncoderOptions(self) }
+  }
   /// Contextual information handed to every `encode(to:)` as `encoder.userInfo`.
-  public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+  public var userInfo: [CodingUserInfoKey: any Sendable] = [:] {
+    didSet { options = EncoderOptions(self) }
+  }
+
+  /// The options above, read by each encode without copying them.
+  private(set) var options: EncoderOptions
 
   /// An encoder with Foundation's default options.
-  public init() {}
+  public init() { options = .defaults }
 
   /// Encodes `value` as a JSON document.
   ///
@@ -57,7 +72,7 @@ public struct MalibuJSONEncoder: Sendable {
 
   /// Encodes `value`, and says whether the stream gave up and Foundation's encoder wrote it.
   func encodeReportingRestart<T: Encodable>(_ value: T) throws -> (bytes: [UInt8], restarted: Bool) {
-    let writer = StreamingEncoder(options: EncoderOptions(self))
+    let writer = StreamingEncoder(options: options)
     let result: Result<Void, any Error>
     do {
       try writer.encodeTopLevel(value)
@@ -65,16 +80,17 @@ public struct MalibuJSONEncoder: Sendable {
     } catch {
       result = .failure(error)
     }
-    switch writer.failure {
+    let (failure, tooDeep, bytes) = writer.state.outcome
+    switch failure {
     case nil:
       try result.get()
-      if writer.tooDeep {
+      if tooDeep {
         throw EncodingError.invalidValue(
           value,
           EncodingError.Context(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON.")
         )
       }
-      return (writer.out, false)
+      return (bytes, false)
     case .restart:
       return ([UInt8](try foundationEncoder().encode(value)), true)
     case .misuse(let message):

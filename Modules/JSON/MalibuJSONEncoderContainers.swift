@@ -4,11 +4,13 @@ import Foundation
 
 extension StreamingEncoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    keyedContainer(in: current, id: currentID, keyedBy: type)
+    let (frame, opened) = state.openOwnContainer(kind: .object, options: options)
+    return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, frame: frame, id: opened ?? -1))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    unkeyedContainer(in: current, id: currentID)
+    let (frame, opened) = state.openOwnContainer(kind: .array, options: options)
+    return UnkeyedContainer(encoder: self, frame: frame, id: opened ?? -1)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {

@@ -63,7 +63,7 @@ final class StreamingEncoder: Encoder {
   var maximumDepth: Int { Self.maximumDepth }
   let options: EncoderOptions
   /// Everything that changes while encoding, in one struct: a container's common write is one access to it.
-  var state = EncoderState()
+  var state: EncoderState
   var out: [UInt8] {
     get { state.out }
     _modify { yield &state.out }
@@ -96,9 +96,14 @@ final class StreamingEncoder: Encoder {
 
   init(options: EncoderOptions) {
     self.options = options
+    // Built before the instance exists, so setting it up costs no access checks.
+    var state = EncoderState()
     state.out.reserveCapacity(256)
     state.frames.reserveCapacity(8)
     state.members.reserveCapacity(16)
+    // The top-level value's place.
+    state.frames.append(EncoderFrame(kind: .slot, id: 0, key: nil, isNested: false, depth: 1))
+    self.state = state
   }
 
   var codingPath: [any CodingKey] { encoderPath(current) }
@@ -106,17 +111,13 @@ final class StreamingEncoder: Encoder {
   var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
   func encodeTopLevel<T: Encodable>(_ value: T) throws {
-    frames.append(EncoderFrame(kind: .slot, id: 0, key: nil, isNested: false, depth: 1))
     try writeValue(value, at: 0, key: nil)
-    guard failure == nil else { return }
-    if frames[0].kind == .slot, out.isEmpty {
+    if state.finishTopLevel(options: options) {
       throw EncodingError.invalidValue(
         value,
         EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values.")
       )
     }
-    frames[0].kind = frames[0].kind == .slot ? .done : frames[0].kind
-    close(downTo: 0)
   }
 
   // MARK: Paths
@@ -271,17 +272,14 @@ final class StreamingEncoder: Encoder {
   ) throws {
     guard key != nil else {
       // The value goes into the place `parent` itself, which this encoder writes while `body` runs.
-      let saved = (current, currentID)
-      let (id, start) = (frames[parent].id, out.count)
-      (current, currentID) = (parent, id)
-      defer { (current, currentID) = saved }
+      let (saved, id, start) = state.enterOwnPlace(parent)
+      defer {
+        state.current = saved.0
+        state.currentID = saved.1
+      }
       try body(self)
       // Foundation's custom date and data strategies write `{}` for a closure that wrote nothing, even at the top.
-      if emptyIsObject, parent < frames.count, frames[parent].id == id, frames[parent].kind == .slot, out.count == start
-      {
-        writeEmptyObject(depth: frames[parent].depth)
-        frames[parent].kind = .done
-      }
+      if emptyIsObject { state.fillEmptyPlace(parent, id, start: start, pretty: options.pretty) }
       return
     }
     let (slot, id, saved) = state.enterSlot(under: parent, key: key)
@@ -499,6 +497,42 @@ struct EncoderState {
       if depth >= StreamingEncoder.maximumDepth { tooDeep = true }
     }
     return id
+  }
+
+  /// What an encode ended with: why it gave up (if it did), whether it went too deep, the output.
+  var outcome: (EncoderFailure?, Bool, [UInt8]) { (failure, tooDeep, out) }
+
+  /// Makes the place `parent` the encoder's own; returns the encoder's place before, the place's id and where the
+  /// output ends.
+  mutating func enterOwnPlace(_ parent: Int) -> ((Int, Int), Int, Int) {
+    let saved = (current, currentID)
+    let id = frames[parent].id
+    (current, currentID) = (parent, id)
+    return (saved, id, out.count)
+  }
+
+  /// Writes `{}` in the place `index` if it is still open and nothing was written since `start`.
+  mutating func fillEmptyPlace(_ index: Int, _ id: Int, start: Int, pretty: Bool) {
+    guard index < frames.count, frames[index].id == id, frames[index].kind == .slot, out.count == start else { return }
+    appendEmptyObject(depth: frames[index].depth, pretty: pretty)
+    frames[index].kind = .done
+  }
+
+  /// Closes the top-level place when encoding went through; `true` when the value wrote nothing at all.
+  mutating func finishTopLevel(options: EncoderOptions) -> Bool {
+    guard failure == nil else { return false }
+    if frames[0].kind == .slot {
+      if out.isEmpty { return true }
+      frames[0].kind = .done
+    }
+    close(downTo: 0, options: options)
+    return false
+  }
+
+  /// Opens an object or array in the encoder's own place; returns the place and the container's id (`nil` when
+  /// the place cannot take one).
+  mutating func openOwnContainer(kind: EncoderFrame.Kind, options: EncoderOptions) -> (Int, Int?) {
+    (current, openContainer(at: current, id: currentID, kind: kind, options: options))
   }
 
   /// Pushes a new place under `key` of the container on frame `parent` and makes it the encoder's own; returns the

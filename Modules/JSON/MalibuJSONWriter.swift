@@ -1,7 +1,10 @@
 import Foundation
 
-/// The options of one encode, read once from ``MalibuJSONEncoder``.
-struct EncoderOptions {
+/// The options of a ``MalibuJSONEncoder``, built when it is configured and shared by every encode it runs.
+final class EncoderOptions: Sendable {
+  /// The options of `MalibuJSONEncoder()`.
+  static let defaults = EncoderOptions()
+
   let pretty: Bool
   let sorted: Bool
   let escapeSlashes: Bool
@@ -11,6 +14,19 @@ struct EncoderOptions {
   let keys: JSONEncoder.KeyEncodingStrategy
   let defaultKeys: Bool
   let userInfo: [CodingUserInfoKey: any Sendable]
+
+  /// Foundation's defaults.
+  private init() {
+    pretty = false
+    sorted = false
+    escapeSlashes = true
+    dates = .deferredToDate
+    data = .base64
+    floats = .throw
+    keys = .useDefaultKeys
+    defaultKeys = true
+    userInfo = [:]
+  }
 
   init(_ encoder: MalibuJSONEncoder) {
     pretty = encoder.outputFormatting.contains(.prettyPrinted)
@@ -211,28 +227,23 @@ extension [UInt8] {
       return
     }
     let end = bytes.count
-    let space = SIMD16<UInt8>(repeating: 0x20)
-    let quote = SIMD16<UInt8>(repeating: 0x22)
-    let backslash = SIMD16<UInt8>(repeating: 0x5C)
-    let slash = SIMD16<UInt8>(repeating: escapingSlashes ? 0x2F : 0x22)
-    func needsEscaping(_ chunk: SIMD16<UInt8>) -> Bool {
-      any((chunk .< space) .| (chunk .== quote) .| (chunk .== backslash) .| (chunk .== slash))
-    }
+    let slash: UInt64 = escapingSlashes ? 0x2F2F_2F2F_2F2F_2F2F : 0x2222_2222_2222_2222
     var mark = 0
     var index = 0
     while index < end {
-      // Sixteen bytes at a time while none needs escaping: every load ends at or before `end`.
-      while index + 16 <= end {
-        if needsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)) { break }
-        index += 16
+      // Eight bytes at a time while none needs escaping: every load ends at or before `end`.
+      while index + 8 <= end,
+        !Self.needsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self), slash: slash)
+      {
+        index += 8
       }
-      if index < end, end - index < 16 {
+      if index < end, end - index < 8 {
         // The last few bytes, copied over plain letters: one check for the rest of a short string.
-        var chunk = SIMD16<UInt8>(repeating: 0x61)
-        Swift.withUnsafeMutableBytes(of: &chunk) {
+        var word: UInt64 = 0x6161_6161_6161_6161
+        Swift.withUnsafeMutableBytes(of: &word) {
           $0.copyMemory(from: UnsafeRawBufferPointer(start: base + index, count: end - index))
         }
-        if !needsEscaping(chunk) { index = end }
+        if !Self.needsEscaping(word, slash: slash) { index = end }
       }
       guard index < end else { break }
       let byte = base[index]
@@ -265,6 +276,23 @@ extension [UInt8] {
       for offset in mark..<end { append(base[offset]) }
     }
     append(0x22)
+  }
+
+  /// Whether any of the eight bytes of `word` is a control character, `"`, `\\` or a byte of `slash` (eight copies
+  /// of `/`, or of `"` when slashes stay as they are). Each test is the classic "has a zero byte" bit trick, exact
+  /// as a yes or no: `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when some byte of `x` is zero, and with `0x20…`
+  /// in place of `0x01…` exactly when some byte is below 0x20.
+  @inline(__always)
+  static func needsEscaping(_ word: UInt64, slash: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let quote = word ^ 0x2222_2222_2222_2222
+    let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+    let slashes = word ^ slash
+    let control = (word &- 0x2020_2020_2020_2020) & ~word
+    let zeros =
+      ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((slashes &- ones) & ~slashes)
+    return (control | zeros) & high != 0
   }
 
   @inline(__always)

@@ -4,7 +4,7 @@ import Testing
 @testable import MalibuJSON
 
 /// Arrays nested `depth` deep (or objects, under key "k").
-struct Nest: Encodable {
+struct DeepNest: Encodable {
   let depth: Int
   let objects: Bool
   var leaf: [Int] = []
@@ -13,12 +13,12 @@ struct Nest: Encodable {
     if objects {
       var container = encoder.container(keyedBy: DictionaryKey.self)
       if depth > 1 {
-        try container.encode(Nest(depth: depth - 1, objects: true, leaf: leaf), forKey: DictionaryKey("k"))
+        try container.encode(DeepNest(depth: depth - 1, objects: true, leaf: leaf), forKey: DictionaryKey("k"))
       }
     } else {
       var container = encoder.unkeyedContainer()
       if depth > 1 {
-        try container.encode(Nest(depth: depth - 1, objects: false, leaf: leaf))
+        try container.encode(DeepNest(depth: depth - 1, objects: false, leaf: leaf))
       } else if !leaf.isEmpty {
         try container.encode(leaf)
       }
@@ -35,7 +35,7 @@ struct Thrower: Encodable {
 }
 
 /// Encodes `value` under `key` in a keyed container: for error paths.
-struct Keyed<Value: Encodable>: Encodable {
+struct OneKey<Value: Encodable>: Encodable {
   let key: String
   let value: Value
 
@@ -79,7 +79,7 @@ struct FloatIn: Encodable {
     case 6:
       var container = encoder.container(keyedBy: Keys.self)
       var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .outer)
-      try nested.encode(Keyed(key: "deep", value: [value]), forKey: .inner)
+      try nested.encode(OneKey(key: "deep", value: [value]), forKey: .inner)
     default:
       var container = encoder.container(keyedBy: Keys.self)
       try writeSuper(container.superEncoder(forKey: .outer))
@@ -106,22 +106,22 @@ struct FloatIn: Encodable {
     expectSameAsFoundation([1: [value]], MalibuJSONEncoder())
     for place in 0..<8 {
       expectSameAsFoundation(FloatIn(value: value, place: place), MalibuJSONEncoder(), "place \(place)")
-      expectSameAsFoundation(Keyed(key: "v", value: [FloatIn(value: value, place: place)]), MalibuJSONEncoder())
+      expectSameAsFoundation(OneKey(key: "v", value: [FloatIn(value: value, place: place)]), MalibuJSONEncoder())
     }
     var snake = MalibuJSONEncoder()
     snake.keyEncodingStrategy = .convertToSnakeCase
     // Foundation leaves a [String: V] key out of the paths below it under a key strategy.
-    expectSameAsFoundation(Keyed(key: "outerKey", value: ["innerKey": value]), snake)
-    expectSameAsFoundation(Keyed(key: "outerKey", value: ["innerKey": ["x": [value]]]), snake)
+    expectSameAsFoundation(OneKey(key: "outerKey", value: ["innerKey": value]), snake)
+    expectSameAsFoundation(OneKey(key: "outerKey", value: ["innerKey": ["x": [value]]]), snake)
     expectSameAsFoundation(["innerKey": FloatIn(value: value, place: 3)], snake)
     var dates = MalibuJSONEncoder()
     for strategy in [MalibuJSONEncoder.DateEncodingStrategy.secondsSince1970, .millisecondsSince1970] {
       dates.dateEncodingStrategy = strategy
-      expectSameAsFoundation(Keyed(key: "when", value: [Date(timeIntervalSince1970: value)]), dates)
+      expectSameAsFoundation(OneKey(key: "when", value: [Date(timeIntervalSince1970: value)]), dates)
       expectSameAsFoundation(Date(timeIntervalSince1970: value), dates)
     }
     dates.dateEncodingStrategy = .deferredToDate
-    expectSameAsFoundation(Keyed(key: "when", value: Date(timeIntervalSinceReferenceDate: value)), dates)
+    expectSameAsFoundation(OneKey(key: "when", value: Date(timeIntervalSinceReferenceDate: value)), dates)
   }
 
   @Test func topLevelValueThatEncodesNothing() {
@@ -141,10 +141,10 @@ struct FloatIn: Encodable {
       var encoder = MalibuJSONEncoder()
       if pretty { encoder.outputFormatting = .prettyPrinted }
       for depth in [510, 511, 512, 600] {
-        expectSameAsFoundation(Nest(depth: depth, objects: objects), encoder, "depth \(depth)")
+        expectSameAsFoundation(DeepNest(depth: depth, objects: objects), encoder, "depth \(depth)")
       }
-      expectSameAsFoundation(Nest(depth: 511, objects: false, leaf: [1]), encoder, "leaf")
-      expectSameAsFoundation(Nest(depth: 510, objects: false, leaf: [1]), encoder, "leaf")
+      expectSameAsFoundation(DeepNest(depth: 511, objects: false, leaf: [1]), encoder, "leaf")
+      expectSameAsFoundation(DeepNest(depth: 510, objects: false, leaf: [1]), encoder, "leaf")
     }
   }
 

@@ -181,6 +181,34 @@ let sampleStrings: [String] = [
   }
 
   @Test(arguments: EncoderConfiguration.formattings)
+  func everyASCIIByteInEveryPlaceOfAWord(configuration: EncoderConfiguration) {
+    // The writer checks eight bytes at once, then the last few: each byte in each lane, and in a short tail.
+    let encoder = configuration.encoder
+    let specials = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) } + ["é", "\u{7FF}", "€", "😀"]
+    for special in specials {
+      for position in 0..<17 {
+        let text = String(repeating: "a", count: position) + special + String(repeating: "b", count: 16 - position)
+        expectSameAsFoundation(text, encoder)
+        expectSameAsFoundation(String(repeating: "c", count: position) + special, encoder)
+      }
+    }
+  }
+
+  @Test func copiesKeepTheirOwnOptions() throws {
+    let plain = MalibuJSONEncoder()
+    var sorted = plain
+    sorted.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    var snake = sorted
+    snake.keyEncodingStrategy = .convertToSnakeCase
+    let value = ["b/": 1, "a/": 2]
+    #expect(String(decoding: try plain.encodeBytes(["a/"]), as: UTF8.self) == #"["a\/"]"#)
+    #expect(String(decoding: try sorted.encodeBytes(value), as: UTF8.self) == #"{"a/":2,"b/":1}"#)
+    expectSameAsFoundation(value, sorted)
+    expectSameAsFoundation(SnakeSample(firstName: "x"), snake)
+    expectSameAsFoundation(SnakeSample(firstName: "x"), sorted)
+  }
+
+  @Test(arguments: EncoderConfiguration.formattings)
   func containers(configuration: EncoderConfiguration) {
     let encoder = configuration.encoder
     expectSameAsFoundation([Int](), encoder)
@@ -327,7 +355,7 @@ let sampleStrings: [String] = [
     expectSameAsFoundation([Nesting(), Nesting()], encoder)
     expectSameAsFoundation(Inheriting(), encoder)
     expectSameAsFoundation([Inheriting()], encoder)
-    expectSameAsFoundation(UnkeyedSuper(), encoder)
+    expectSameAsFoundation(UnkeyedSuperEncoding(), encoder)
     expectSameAsFoundation(SuperForKey(), encoder)
     expectSameAsFoundation(TwiceKeyed(), encoder)
     expectSameAsFoundation(["w": Wrapper(inner: ["a": 1])], encoder)
@@ -412,7 +440,7 @@ struct Nesting: Encodable {
   }
 }
 
-class Base: Encodable {
+class EncodedBase: Encodable {
   var baseValue = "base"
   var shared = 1
 
@@ -426,7 +454,7 @@ class Base: Encodable {
 }
 
 /// A subclass writing its superclass under `super`, and again into the same container.
-final class Inheriting: Base, @unchecked Sendable {
+final class Inheriting: EncodedBase, @unchecked Sendable {
   var ownValue = 2.5
 
   enum OwnKeys: String, CodingKey { case ownValue, superKey, extra }
@@ -441,11 +469,11 @@ final class Inheriting: Base, @unchecked Sendable {
   }
 }
 
-struct UnkeyedSuper: Encodable {
+struct UnkeyedSuperEncoding: Encodable {
   func encode(to encoder: any Encoder) throws {
     var container = encoder.unkeyedContainer()
     try container.encode(1)
-    try Base().encode(to: container.superEncoder())
+    try EncodedBase().encode(to: container.superEncoder())
     _ = container.superEncoder()
     try container.encode(2)
   }
@@ -547,4 +575,8 @@ struct LateSuper: Encodable {
     var single = late.singleValueContainer()
     try single.encode("late")
   }
+}
+
+private struct SnakeSample: Encodable {
+  let firstName: String
 }
