@@ -339,13 +339,24 @@ final class JSONDocument {
     return i == n
   }
 
-  /// Whether the mantissa of the token has only zero digits.
+  /// Whether a token that converted to zero is a true zero, decided as Foundation decides it: the first nonzero
+  /// digit or exponent mark met wins, scanning four bytes at a time from the start, then the last one to three bytes
+  /// from the end. So a short tail with a nonzero exponent digit (`0e3`, `0.000e5`) counts as not representable.
   func isTrueZero(_ e: TapeEntry) -> Bool {
     let p = bytes + e.a
-    for i in 0..<e.b {
-      let c = p[i]
-      if c | 0x20 == UInt8(ascii: "e") { return true }
+    @inline(__always) func decides(_ c: UInt8) -> Bool? {
       if c &- UInt8(ascii: "1") < 9 { return false }
+      if c | 0x20 == UInt8(ascii: "e") { return true }
+      return nil
+    }
+    let whole = e.b & ~3
+    for i in 0..<whole {
+      if let result = decides(p[i]) { return result }
+    }
+    var i = e.b
+    while i > whole {
+      i &-= 1
+      if let result = decides(p[i]) { return result }
     }
     return true
   }
