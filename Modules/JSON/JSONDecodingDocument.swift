@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A failure found while decoding a scalar (bad number syntax or range, bad escape, invalid UTF-8). Foundation
 /// reports these as `DecodingError.dataCorrupted` at the empty coding path, whatever value was being decoded; the
 /// decoder converts it at the top level the same way.
