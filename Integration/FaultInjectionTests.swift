@@ -284,12 +284,15 @@ struct FaultInjectionTests {
 /// The fault server's routes as an application would describe them.
 enum FaultRoute: RequestConvertible {
   case route(String)
+  /// A route with query parameters (the fault server's knobs, such as `/endless`'s `size` and `interval`).
+  case routeWith(String, Parameters)
 
   static var baseUrl: (any URLStringConvertible)? { FaultServer.baseURL }
 
   var request: Request {
     switch self {
     case .route(let path): return .get(path)
+    case .routeWith(let path, let parameters): return .get(path, parameters: parameters)
     }
   }
 }
