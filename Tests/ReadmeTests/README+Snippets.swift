@@ -876,9 +876,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1264, "Transports".
+/// README.md:1265, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1265)
+  #sourceLocation(file:"README.md",line:1266)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
