@@ -72,22 +72,30 @@ struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
   func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
   func decodeNil() -> Bool { entry.kind == .null }
-  func decode(_: Bool.Type) throws -> Bool { try document.bool(Int(index), codingPath) }
-  func decode(_: String.Type) throws -> String { try document.string(Int(index), node, nil) }
-  func decode(_: Double.Type) throws -> Double { try document.double(Int(index), node, nil) }
-  func decode(_: Float.Type) throws -> Float { try document.float(Int(index), node, nil) }
-  func decode(_: Int.Type) throws -> Int { try document.integer(Int(index), Int.self, node, nil) }
-  func decode(_: Int8.Type) throws -> Int8 { try document.integer(Int(index), Int8.self, node, nil) }
-  func decode(_: Int16.Type) throws -> Int16 { try document.integer(Int(index), Int16.self, node, nil) }
-  func decode(_: Int32.Type) throws -> Int32 { try document.integer(Int(index), Int32.self, node, nil) }
-  func decode(_: Int64.Type) throws -> Int64 { try document.integer(Int(index), Int64.self, node, nil) }
-  func decode(_: UInt.Type) throws -> UInt { try document.integer(Int(index), UInt.self, node, nil) }
-  func decode(_: UInt8.Type) throws -> UInt8 { try document.integer(Int(index), UInt8.self, node, nil) }
-  func decode(_: UInt16.Type) throws -> UInt16 { try document.integer(Int(index), UInt16.self, node, nil) }
-  func decode(_: UInt32.Type) throws -> UInt32 { try document.integer(Int(index), UInt32.self, node, nil) }
-  func decode(_: UInt64.Type) throws -> UInt64 { try document.integer(Int(index), UInt64.self, node, nil) }
+  func decode(_: Bool.Type) throws -> Bool { try document.scalar(node, nil) { try document.boolValue(Int(index)) } }
+  func decode(_: String.Type) throws -> String {
+    try document.scalar(node, nil) { try document.stringValue(Int(index)) }
+  }
+  func decode(_: Double.Type) throws -> Double {
+    try document.scalar(node, nil) { try document.doubleValue(Int(index)) }
+  }
+  func decode(_: Float.Type) throws -> Float { try document.scalar(node, nil) { try document.floatValue(Int(index)) } }
+  func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+  func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+  func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+  func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+  func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+  func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+  func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+  func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+  func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+  func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
   func decode<T: Decodable>(_ type: T.Type) throws -> T {
     try document.unwrap(Int(index), as: type, depth: Int(depth), node, nil)
+  }
+
+  @inline(__always) private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+    try document.scalar(node, nil) { try document.integerValue(Int(index), type) }
   }
 }
 
@@ -203,66 +211,18 @@ extension JSONDocument {
     )
   }
 
-  @inline(__always) func bool(_ index: Int, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
-    let e = entry(index)
-    switch e.kind {
-    case .true: return true
-    case .false: return false
-    default: throw mismatch(Bool.self, e, path())
-    }
-  }
-
-  @inline(__always) func string(_ index: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?) throws -> String {
-    let e = entry(index)
-    switch e.kind {
-    case .asciiString, .simpleString, .string: return try string(at: index)
-    case .null: throw valueNotFound(String.self, node, key)
-    default: throw mismatch(String.self, e, fullPath(node, key))
-    }
-  }
-
-  @inline(__always) func double(_ index: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?) throws -> Double {
-    let e = entry(index)
-    if e.kind == .number { return try double(e) }
-    return try nonConforming(e, Double.self, node, key)
-  }
-
-  func float(_ index: Int, _ node: JSONPathNode?, _ key: (any CodingKey)?) throws -> Float {
-    let e = entry(index)
-    if e.kind == .number { return try float(e) }
-    return try nonConforming(e, Float.self, node, key)
-  }
-
-  func nonConforming<T: BinaryFloatingPoint>(
-    _ e: TapeEntry,
-    _ type: T.Type,
+  /// Runs one of the scalar reads above for the value at `key` below `node`, turning a `ScalarMismatch` into
+  /// Foundation's error at that coding path.
+  @inline(__always) func scalar<T>(
     _ node: JSONPathNode?,
-    _ key: (any CodingKey)?
+    _ key: (any CodingKey)?,
+    _ read: () throws -> T
   ) throws -> T {
-    if e.kind == .null { throw valueNotFound(type, node, key) }
-    if e.kind == .asciiString || e.kind == .simpleString,
-      case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatDecodingStrategy
-    {
-      let span = UnsafeBufferPointer(start: bytes + e.a, count: e.b)
-      if span.elementsEqual(positive.utf8) { return T.infinity }
-      if span.elementsEqual(negative.utf8) { return -T.infinity }
-      if span.elementsEqual(nan.utf8) { return T.nan }
+    do {
+      return try read()
+    } catch let mismatch as ScalarMismatch {
+      throw mismatch.error(at: fullPath(node, key))
     }
-    throw mismatch(type, e, fullPath(node, key))
-  }
-
-  @inline(__always) func integer<T: FixedWidthInteger>(
-    _ index: Int,
-    _ type: T.Type,
-    _ node: JSONPathNode?,
-    _ key: (any CodingKey)?
-  ) throws -> T {
-    let e = entry(index)
-    guard e.kind == .number else {
-      if e.kind == .null { throw valueNotFound(type, node, key) }
-      throw mismatch(type, e, fullPath(node, key))
-    }
-    return try integer(e, as: type)
   }
 
   /// Decodes any `Decodable` at tape `index`, with Foundation's special cases (Date, Data, URL, Decimal, and
@@ -274,11 +234,11 @@ extension JSONDocument {
     _ node: JSONPathNode?,
     _ key: (any CodingKey)?
   ) throws -> T {
-    if T.self == String.self { return try string(index, node, key) as! T }
+    if T.self == String.self { return try scalar(node, key) { try stringValue(index) } as! T }
     if T.self == Date.self { return try date(index, depth: depth, node, key) as! T }
     if T.self == Data.self { return try data(index, depth: depth, node, key) as! T }
     if T.self == URL.self {
-      let text = try string(index, node, key)
+      let text = try scalar(node, key) { try stringValue(index) }
       guard let url = URL(string: text) else {
         throw DecodingError.dataCorrupted(
           .init(codingPath: fullPath(node, key), debugDescription: "Invalid URL string.")
@@ -399,11 +359,11 @@ extension JSONDocument {
     case .deferredToDate:
       return try Date(from: child(index, depth: depth, node, key))
     case .secondsSince1970:
-      return Date(timeIntervalSince1970: try double(index, node, key))
+      return Date(timeIntervalSince1970: try scalar(node, key) { try doubleValue(index) })
     case .millisecondsSince1970:
-      return Date(timeIntervalSince1970: try double(index, node, key) / 1000.0)
+      return Date(timeIntervalSince1970: try scalar(node, key) { try doubleValue(index) } / 1000.0)
     case .iso8601:
-      let text = try string(index, node, key)
+      let text = try scalar(node, key) { try stringValue(index) }
       guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
         // Foundation reports the path of the container, without the key.
         throw DecodingError.dataCorrupted(
@@ -425,10 +385,7 @@ extension JSONDocument {
     case .deferredToData:
       return try Data(from: child(index, depth: depth, node, key))
     case .base64:
-      guard e.kind == .asciiString || e.kind == .simpleString || e.kind == .string else {
-        throw mismatch(String.self, e, fullPath(node, key))
-      }
-      let text = try string(index, node, key)
+      let text = try scalar(node, key) { try stringValue(index) }
       guard let data = Data(base64Encoded: text) else {
         throw DecodingError.dataCorrupted(
           .init(codingPath: fullPath(node, key), debugDescription: "Encountered Data is not valid Base64.")
