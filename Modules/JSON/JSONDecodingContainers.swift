@@ -247,12 +247,8 @@ final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   /// Finds a key given as a string (for `super`).
   private func find(_ name: String) -> Int? {
-    guard let key = Key(stringValue: name) else {
-      // The container's key type cannot spell it: compare the strings directly.
-      if let keys { return keys.first { $0.0 == name }?.1 }
-      return findByString(name)
-    }
-    if key.stringValue == name { return find(key) }
+    if let key = Key(stringValue: name), key.stringValue == name { return find(key) }
+    // The container's key type cannot spell it: compare the strings directly.
     if let keys { return keys.first { $0.0 == name }?.1 }
     return findByString(name)
   }
@@ -319,30 +315,10 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     return true
   }
 
-  mutating func decode(_ type: Bool.Type) throws -> Bool {
-    let index = try next(type)
-    let value = try here { try document.boolValue(index) }
-    advance()
-    return value
-  }
-  mutating func decode(_ type: String.Type) throws -> String {
-    let index = try next(type)
-    let value = try here { try document.stringValue(index) }
-    advance()
-    return value
-  }
-  mutating func decode(_ type: Double.Type) throws -> Double {
-    let index = try next(type)
-    let value = try here { try document.doubleValue(index) }
-    advance()
-    return value
-  }
-  mutating func decode(_ type: Float.Type) throws -> Float {
-    let index = try next(type)
-    let value = try here { try document.floatValue(index) }
-    advance()
-    return value
-  }
+  mutating func decode(_ type: Bool.Type) throws -> Bool { try nextScalar(type) { try $0.boolValue($1) } }
+  mutating func decode(_ type: String.Type) throws -> String { try nextScalar(type) { try $0.stringValue($1) } }
+  mutating func decode(_ type: Double.Type) throws -> Double { try nextScalar(type) { try $0.doubleValue($1) } }
+  mutating func decode(_ type: Float.Type) throws -> Float { try nextScalar(type) { try $0.floatValue($1) } }
   mutating func decode(_ type: Int.Type) throws -> Int { try nextInteger(type) }
   mutating func decode(_ type: Int8.Type) throws -> Int8 { try nextInteger(type) }
   mutating func decode(_ type: Int16.Type) throws -> Int16 { try nextInteger(type) }
@@ -360,44 +336,46 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   }
 
   @inline(__always) private mutating func nextInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-    let index = try next(type)
-    let value = try here { try document.integerValue(index, type) }
-    advance()
-    return value
+    try nextScalar(type) { try $0.integerValue($1, type) }
   }
 
-  /// Runs a scalar decode, adding the current element's coding path to a type mismatch.
-  @inline(__always) private func here<T>(_ body: () throws -> T) throws -> T {
+  /// Reads the next element with `read` (handed the document and the element's tape index, as a closure capturing
+  /// `self` would overlap this mutating access), adds its coding path to a type mismatch, and steps over it.
+  @inline(__always) private mutating func nextScalar<T>(
+    _ type: T.Type,
+    _ read: (JSONDocument, Int) throws -> T
+  ) throws -> T {
+    let index = try next(type)
     do {
-      return try body()
+      let value = try read(document, index)
+      advance()
+      return value
     } catch let mismatch as ScalarMismatch {
       throw mismatch.error(at: JSONPathNode.path(node, appending: indexKey))
     }
   }
 
-  mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
+  /// `nextScalar(_:_:)` for `decodeIfPresent`: nil (and a step) when the next element is `null` or past the end.
+  @inline(__always) private mutating func presentScalar<T>(_ read: (JSONDocument, Int) throws -> T) throws -> T? {
     guard let index = presentNext() else { return nil }
-    let value = try here { try document.boolValue(index) }
-    advance()
-    return value
+    do {
+      let value = try read(document, index)
+      advance()
+      return value
+    } catch let mismatch as ScalarMismatch {
+      throw mismatch.error(at: JSONPathNode.path(node, appending: indexKey))
+    }
   }
+
+  mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try presentScalar { try $0.boolValue($1) } }
   mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
-    guard let index = presentNext() else { return nil }
-    let value = try here { try document.stringValue(index) }
-    advance()
-    return value
+    try presentScalar { try $0.stringValue($1) }
   }
   mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? {
-    guard let index = presentNext() else { return nil }
-    let value = try here { try document.doubleValue(index) }
-    advance()
-    return value
+    try presentScalar { try $0.doubleValue($1) }
   }
   mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? {
-    guard let index = presentNext() else { return nil }
-    let value = try here { try document.floatValue(index) }
-    advance()
-    return value
+    try presentScalar { try $0.floatValue($1) }
   }
   mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try presentInteger(type) }
   mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try presentInteger(type) }
@@ -417,10 +395,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   }
 
   @inline(__always) private mutating func presentInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T? {
-    guard let index = presentNext() else { return nil }
-    let value = try here { try document.integerValue(index, type) }
-    advance()
-    return value
+    try presentScalar { try $0.integerValue($1, type) }
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
