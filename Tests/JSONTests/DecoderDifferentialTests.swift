@@ -442,6 +442,18 @@ import Testing
     #expect(fromArray.location.lon == -2)
   }
 
+  /// Documents of 256 MiB or more go to Foundation's decoder, as the tape's 28-bit lengths cannot address them: a
+  /// string of 2^28 bytes, whose length the tape would truncate to 0, still decodes in full. Holds about 1 GiB.
+  @Test func documentsBeyondTheTapeFallBackToFoundation() throws {
+    let length = 1 << 28
+    var json = [UInt8](repeating: UInt8(ascii: "a"), count: length + 2)
+    json[0] = UInt8(ascii: "\"")
+    json[length + 1] = UInt8(ascii: "\"")
+    let text = try MalibuJSONDecoder().decode(String.self, from: json)
+    #expect(text.utf8.count == length)
+    #expect(text.utf8.first == UInt8(ascii: "a") && text.utf8.last == UInt8(ascii: "a"))
+  }
+
   @Test func escapedDecoderStaysUsable() throws {
     let kept = try MalibuJSONDecoder().decode(Keeper.self, from: Array("[\"later\"]".utf8))
     #expect(try kept.decoder.singleValueContainer().decode([String].self) == ["later"])
