@@ -41,6 +41,10 @@ public struct MalibuJSONDecoder: Sendable {
   /// Decodes a value of `type` from the JSON document in any contiguous bytes (a `ByteBuffer`'s readable view, a
   /// `Data` slice, a memory-mapped file), without converting it to `Data` first.
   ///
+  /// Like the other overloads, the decoder copies the bytes once into a buffer of its own (so a `Decoder` that escapes
+  /// `init(from:)` stays valid); the bytes need to live only for the call. Input that falls back to Foundation's
+  /// decoder (see the module's article) is copied into `Data`.
+  ///
   /// - Throws: `DecodingError`, with the case and coding path Foundation's decoder reports.
   public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
     var start = 0
