@@ -92,13 +92,7 @@ public struct JSONParameterEncoder: ParameterEncoding, Hashable {
   }
 
   private func makeEncoder() -> MalibuJSONEncoder {
-    var encoder = MalibuJSONEncoder()
-    var formatting: MalibuJSONEncoder.OutputFormatting = [.withoutEscapingSlashes]
-    if sortsKeys { formatting.insert(.sortedKeys) }
-    if prettyPrinted { formatting.insert(.prettyPrinted) }
-    encoder.outputFormatting = formatting
-    encoder.nonConformingFloatEncodingStrategy = .throw
-    return encoder
+    .malibuRules(sortsKeys: sortsKeys, prettyPrinted: prettyPrinted)
   }
 
   private func write(_ value: ParameterValue) throws(NetworkError) -> Data {
