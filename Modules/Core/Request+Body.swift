@@ -94,10 +94,8 @@ public struct EncodableBody: Sendable, Hashable, CustomStringConvertible {
   public func jsonData() throws(NetworkError) -> Data {
     if let data = try encodedWithOwnEncoder() { return data }
     let tree = try parameterValue()
-    var writer = MalibuJSONEncoder()
-    writer.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     do {
-      return try writer.encode(tree)
+      return try MalibuJSONEncoder.malibuRules().encode(tree)
     } catch {
       throw NetworkError(
         code: .encodingFailed,

@@ -32,7 +32,23 @@ extension RequestBodyEncoder {
 }
 
 /// MalibuJSON's encoder: `application/json`.
-extension MalibuJSONEncoder: RequestBodyEncoder {}
+extension MalibuJSONEncoder: RequestBodyEncoder {
+  /// An encoder with Malibu's JSON rules: `/` not escaped, non-finite numbers an error, keys sorted unless asked
+  /// otherwise. The one configuration behind MalibuEncoding's `JSONParameterEncoder` and ``EncodableBody/jsonData()``.
+  /// - Parameters:
+  ///   - sortsKeys: Whether object keys are sorted; `true` for deterministic bodies.
+  ///   - prettyPrinted: Whether the output is indented.
+  /// - Returns: The encoder.
+  package static func malibuRules(sortsKeys: Bool = true, prettyPrinted: Bool = false) -> MalibuJSONEncoder {
+    var encoder = MalibuJSONEncoder()
+    var formatting: OutputFormatting = [.withoutEscapingSlashes]
+    if sortsKeys { formatting.insert(.sortedKeys) }
+    if prettyPrinted { formatting.insert(.prettyPrinted) }
+    encoder.outputFormatting = formatting
+    encoder.nonConformingFloatEncodingStrategy = .throw
+    return encoder
+  }
+}
 
 /// Foundation's encoder: `application/json`, with its output formatting and strategies.
 extension JSONEncoder: RequestBodyEncoder {}

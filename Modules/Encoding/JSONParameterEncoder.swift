@@ -5,8 +5,8 @@ import MalibuJSON
 /// Encodes parameters, `Encodable` values and top-level arrays as JSON.
 ///
 /// Parameters are normalised by MalibuCore (`ParameterValue.normalize(_:)`), so `Date`, `Data`, `URL`,
-/// `UUID` and friends follow one set of rules everywhere, then written by MalibuJSON's `MalibuJSONEncoder` (the same
-/// bytes as Foundation's `JSONEncoder` with these options):
+/// `UUID` and friends follow one set of rules everywhere, then written by MalibuJSON's `MalibuJSONEncoder` (with keys
+/// sorted, the same bytes as Foundation's `JSONEncoder` with these options):
 ///
 /// - Keys are sorted by default, so the same parameters always give the same bytes (``sortsKeys``).
 /// - Integers stay integers (`1`), other numbers keep their shortest exact form (`1.5`, `0.1`, `1e+20`). JSON has a
@@ -92,13 +92,7 @@ public struct JSONParameterEncoder: ParameterEncoding, Hashable {
   }
 
   private func makeEncoder() -> MalibuJSONEncoder {
-    var encoder = MalibuJSONEncoder()
-    var formatting: MalibuJSONEncoder.OutputFormatting = [.withoutEscapingSlashes]
-    if sortsKeys { formatting.insert(.sortedKeys) }
-    if prettyPrinted { formatting.insert(.prettyPrinted) }
-    encoder.outputFormatting = formatting
-    encoder.nonConformingFloatEncodingStrategy = .throw
-    return encoder
+    .malibuRules(sortsKeys: sortsKeys, prettyPrinted: prettyPrinted)
   }
 
   private func write(_ value: ParameterValue) throws(NetworkError) -> Data {

@@ -1,9 +1,12 @@
 public import Foundation
 
-/// Encodes `Encodable` values as JSON, byte for byte as Foundation's `JSONEncoder` writes them.
+/// Encodes `Encodable` values as JSON, as Foundation's `JSONEncoder` writes them: byte for byte with `sortedKeys`;
+/// without it, the same JSON with each object's keys in the order they were encoded (Foundation's order is a hashed
+/// dictionary's, different from run to run).
 ///
 /// A value type: configure one and share it across threads. The options are Foundation's own types, so swapping
-/// `JSONEncoder()` for `MalibuJSONEncoder()` keeps every line that sets a strategy.
+/// `JSONEncoder()` for `MalibuJSONEncoder()` keeps every line that sets a strategy; only a `let encoder` becomes
+/// `var encoder`, since a value type's options are set on a variable.
 ///
 /// Values are written straight into one growing byte buffer, in the order the `encode(to:)` methods send them. When a
 /// value uses the `Encoder` API in a way a stream cannot follow (writing into a container after a sibling was

@@ -376,106 +376,47 @@ struct SingleValueContainer: SingleValueEncodingContainer {
     encoder.frames[frame].kind = .done
   }
 
-  mutating func encodeNil() throws {
+  /// Writes one scalar with `body` into the place if it is still empty, and marks the place done.
+  @inline(__always)
+  private func write(_ body: (StreamingEncoder) throws -> Void) rethrows {
     guard begin() else { return }
-    encoder.writeStatic("null")
+    try body(encoder)
     finish()
   }
 
-  mutating func encode(_ value: Bool) throws {
-    guard begin() else { return }
-    if value { encoder.writeStatic("true") } else { encoder.writeStatic("false") }
-    finish()
-  }
+  mutating func encodeNil() throws { write { $0.writeStatic("null") } }
 
-  mutating func encode(_ value: String) throws {
-    guard begin() else { return }
-    encoder.writeString(value)
-    finish()
-  }
+  mutating func encode(_ value: Bool) throws { write { $0.writeStatic(value ? "true" : "false") } }
 
-  mutating func encode(_ value: Double) throws {
-    guard begin() else { return }
-    try encoder.writeDouble(value, at: frame, key: nil)
-    finish()
-  }
+  mutating func encode(_ value: String) throws { write { $0.writeString(value) } }
 
-  mutating func encode(_ value: Float) throws {
-    guard begin() else { return }
-    try encoder.writeFloat(value, at: frame, key: nil)
-    finish()
-  }
+  mutating func encode(_ value: Double) throws { try write { try $0.writeDouble(value, at: frame, key: nil) } }
 
-  mutating func encode(_ value: Int) throws {
-    guard begin() else { return }
-    encoder.writeSigned(Int64(value))
-    finish()
-  }
+  mutating func encode(_ value: Float) throws { try write { try $0.writeFloat(value, at: frame, key: nil) } }
 
-  mutating func encode(_ value: Int8) throws {
-    guard begin() else { return }
-    encoder.writeSigned(Int64(value))
-    finish()
-  }
+  mutating func encode(_ value: Int) throws { write { $0.writeSigned(Int64(value)) } }
 
-  mutating func encode(_ value: Int16) throws {
-    guard begin() else { return }
-    encoder.writeSigned(Int64(value))
-    finish()
-  }
+  mutating func encode(_ value: Int8) throws { write { $0.writeSigned(Int64(value)) } }
 
-  mutating func encode(_ value: Int32) throws {
-    guard begin() else { return }
-    encoder.writeSigned(Int64(value))
-    finish()
-  }
+  mutating func encode(_ value: Int16) throws { write { $0.writeSigned(Int64(value)) } }
 
-  mutating func encode(_ value: Int64) throws {
-    guard begin() else { return }
-    encoder.writeSigned(value)
-    finish()
-  }
+  mutating func encode(_ value: Int32) throws { write { $0.writeSigned(Int64(value)) } }
 
-  mutating func encode(_ value: UInt) throws {
-    guard begin() else { return }
-    encoder.writeUnsigned(UInt64(value))
-    finish()
-  }
+  mutating func encode(_ value: Int64) throws { write { $0.writeSigned(value) } }
 
-  mutating func encode(_ value: UInt8) throws {
-    guard begin() else { return }
-    encoder.writeUnsigned(UInt64(value))
-    finish()
-  }
+  mutating func encode(_ value: UInt) throws { write { $0.writeUnsigned(UInt64(value)) } }
 
-  mutating func encode(_ value: UInt16) throws {
-    guard begin() else { return }
-    encoder.writeUnsigned(UInt64(value))
-    finish()
-  }
+  mutating func encode(_ value: UInt8) throws { write { $0.writeUnsigned(UInt64(value)) } }
 
-  mutating func encode(_ value: UInt32) throws {
-    guard begin() else { return }
-    encoder.writeUnsigned(UInt64(value))
-    finish()
-  }
+  mutating func encode(_ value: UInt16) throws { write { $0.writeUnsigned(UInt64(value)) } }
 
-  mutating func encode(_ value: UInt64) throws {
-    guard begin() else { return }
-    encoder.writeUnsigned(value)
-    finish()
-  }
-  mutating func encode(_ value: Int128) throws {
-    guard begin() else { return }
-    encoder.writeRaw(value.description)
-    finish()
-  }
+  mutating func encode(_ value: UInt32) throws { write { $0.writeUnsigned(UInt64(value)) } }
 
-  mutating func encode(_ value: UInt128) throws {
-    guard begin() else { return }
-    encoder.writeRaw(value.description)
-    finish()
-  }
+  mutating func encode(_ value: UInt64) throws { write { $0.writeUnsigned(value) } }
+
+  mutating func encode(_ value: Int128) throws { write { $0.writeRaw(value.description) } }
+
+  mutating func encode(_ value: UInt128) throws { write { $0.writeRaw(value.description) } }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
     guard begin() else { return }

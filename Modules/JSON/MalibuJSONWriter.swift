@@ -178,8 +178,24 @@ extension [UInt8] {
 
   /// Appends `value` as Foundation does: its shortest description, without a trailing `.0`.
   mutating func appendDouble(_ value: Double) {
-    // Integral values up to 2^53 print as "<digits>.0", so the integer digits are the same text.
-    if value.magnitude <= 9_007_199_254_740_992, value == value.rounded(.towardZero) {
+    // Integral values up to 2^53 print as "<digits>.0".
+    appendShortest(value, wholeUpTo: 9_007_199_254_740_992)
+  }
+
+  /// Appends `value` as Foundation does: its shortest description, without a trailing `.0`.
+  mutating func appendFloat(_ value: Float) {
+    // Integral values up to 2^24 print as "<digits>.0".
+    appendShortest(value, wholeUpTo: 16_777_216)
+  }
+
+  /// Appends `value`'s shortest description without a trailing `.0`; an integral value up to `limit` (whose
+  /// description is "<digits>.0") as those integer digits, without making the description.
+  @inline(__always)
+  private mutating func appendShortest<F: BinaryFloatingPoint & CustomStringConvertible>(
+    _ value: F,
+    wholeUpTo limit: F
+  ) {
+    if value.magnitude <= limit, value == value.rounded(.towardZero) {
       if value == 0, value.sign == .minus {
         appendStatic("-0")
       } else {
@@ -197,20 +213,6 @@ extension [UInt8] {
       let trailingZero = bytes.count >= 2 && bytes[bytes.count - 1] == 0x30 && bytes[bytes.count - 2] == 0x2E
       append(contentsOf: trailingZero ? UnsafeBufferPointer(rebasing: bytes.dropLast(2)) : bytes)
     }
-  }
-
-  /// Appends `value` as Foundation does: its shortest description, without a trailing `.0`.
-  mutating func appendFloat(_ value: Float) {
-    // Integral values up to 2^24 print as "<digits>.0".
-    if value.magnitude <= 16_777_216, value == value.rounded(.towardZero) {
-      if value == 0, value.sign == .minus {
-        appendStatic("-0")
-      } else {
-        appendSigned(Int64(value))
-      }
-      return
-    }
-    appendNumber(value.description)
   }
 
   /// Appends `text` as a quoted JSON string with Foundation's escapes.

@@ -89,4 +89,19 @@ struct EncoderConfiguration: Sendable, CustomTestStringConvertible {
     if bits & 4 != 0 { formatting.insert(.withoutEscapingSlashes) }
     return EncoderConfiguration("formatting \(bits)") { $0.outputFormatting = formatting }
   }
+
+  /// Runs `body` with each named strategy set at `option` of an encoder with each of the ``formattings``.
+  static func forEachFormatting<Strategy>(
+    setting option: WritableKeyPath<MalibuJSONEncoder, Strategy>,
+    to strategies: [(String, Strategy)],
+    _ body: (MalibuJSONEncoder, String) -> Void
+  ) {
+    for (name, strategy) in strategies {
+      for formatting in formattings {
+        var encoder = formatting.encoder
+        encoder[keyPath: option] = strategy
+        body(encoder, name)
+      }
+    }
+  }
 }

@@ -287,15 +287,11 @@ let sampleStrings: [String] = [
       ),
       ("custom empty", .custom { _, _ in }),
     ]
-    for (name, strategy) in strategies {
-      for formatting in EncoderConfiguration.formattings {
-        var encoder = formatting.encoder
-        encoder.dateEncodingStrategy = strategy
-        expectSameAsFoundation(dates, encoder, name)
-        expectSameAsFoundation(dates[1], encoder, name)
-        expectSameAsFoundation(["when": dates[2]], encoder, name)
-        expectSameAsFoundation(Dated(), encoder, name)
-      }
+    EncoderConfiguration.forEachFormatting(setting: \.dateEncodingStrategy, to: strategies) { encoder, name in
+      expectSameAsFoundation(dates, encoder, name)
+      expectSameAsFoundation(dates[1], encoder, name)
+      expectSameAsFoundation(["when": dates[2]], encoder, name)
+      expectSameAsFoundation(Dated(), encoder, name)
     }
     let blobs = [Data(), Data([0]), Data("hello/world?>>>".utf8), Data((0..<255).map { UInt8($0) })]
     let dataStrategies: [(String, MalibuJSONEncoder.DataEncodingStrategy)] = [
@@ -309,14 +305,10 @@ let sampleStrings: [String] = [
       ),
       ("custom empty", .custom { _, _ in }),
     ]
-    for (name, strategy) in dataStrategies {
-      for formatting in EncoderConfiguration.formattings {
-        var encoder = formatting.encoder
-        encoder.dataEncodingStrategy = strategy
-        expectSameAsFoundation(blobs, encoder, name)
-        expectSameAsFoundation(blobs[2], encoder, name)
-        expectSameAsFoundation(["blob": blobs[3]], encoder, name)
-      }
+    EncoderConfiguration.forEachFormatting(setting: \.dataEncodingStrategy, to: dataStrategies) { encoder, name in
+      expectSameAsFoundation(blobs, encoder, name)
+      expectSameAsFoundation(blobs[2], encoder, name)
+      expectSameAsFoundation(["blob": blobs[3]], encoder, name)
     }
   }
 
