@@ -3,8 +3,9 @@ import MalibuJSON
 import Testing
 
 /// MalibuJSON against Foundation on the benchmark's 1,000 `api-mix` payloads (`Tools/Benchmarks/Scripts/bench.py
-/// --generate-api DIR` writes them): every file decodes to equal values with both decoders as the benchmark's
-/// `[Item]`, every fourth also as a generic JSON value, and both encoders write the same bytes for what was decoded.
+/// --api-items` generates them once into `.build-bench/www/api/items`, as for `make bench`): every file decodes to
+/// equal values with both decoders as the benchmark's `[Item]`, every fourth also as a generic JSON value, and both
+/// encoders write the same bytes for what was decoded.
 @Suite struct ApiMixDifferentialTests {
   typealias Item = JSONDifferential.Item
 
@@ -67,30 +68,30 @@ import Testing
 
   // MARK: - The payloads
 
-  /// The 1,000 files, written once per test process by the benchmark's own generator into a temporary directory.
+  /// The 1,000 files, read once per test process from the benchmark's api-mix folder, which its own generator fills
+  /// the first time (`bench.py --api-items` prints the folder).
   static let payloads: Result<[(name: String, data: Data)], any Error> = Result {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let script = root.appendingPathComponent("Tools/Benchmarks/Scripts/bench.py").path
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("malibu-apimix-\(ProcessInfo.processInfo.processIdentifier)")
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let output = Pipe()
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script, "--generate-api", directory.path]
+    process.arguments = ["python3", script, "--api-items"]
+    process.standardOutput = output
     try process.run()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
       throw GenerationFailure(
         process.terminationStatus == 127
           ? "python3 is missing: install it (`apt-get install -y python3`), then run the tests again"
-          : "`python3 \(script) --generate-api \(directory.path)` failed (exit \(process.terminationStatus))"
+          : "`python3 \(script) --api-items` failed (exit \(process.terminationStatus))"
       )
     }
-    let items = directory.appendingPathComponent("items")
-    return try FileManager.default.contentsOfDirectory(atPath: items.path).sorted().map { name in
-      (name, try Data(contentsOf: items.appendingPathComponent(name)))
-    }
+    let items = URL(fileURLWithPath: String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .newlines))
+    let names = try FileManager.default.contentsOfDirectory(atPath: items.path).filter { $0.hasSuffix(".json") }
+    return try names.sorted().map { name in (name, try Data(contentsOf: items.appendingPathComponent(name))) }
   }
 
   struct GenerationFailure: Error, CustomStringConvertible {

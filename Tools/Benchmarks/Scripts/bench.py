@@ -22,6 +22,8 @@ Environment:
 Only the Python standard library is used.
 
 `bench.py --json` runs only the Codable JSON rows (no nginx) and rewrites their section of BENCHMARKS.md.
+`bench.py --api-items` generates the api-mix files if needed and prints their folder (MalibuJSON's differential
+test reads them there).
 """
 
 import ctypes
@@ -184,16 +186,16 @@ def api_sizes():
     return [int(1024 * 2 ** rng.uniform(0, 6)) for _ in range(API_PATHS)]
 
 
-def write_api_data(directory=API_DIR):
+def write_api_data():
     """api/items/<n>.json (1,000 JSON arrays of records, 1-64 KiB) and api/plan.tsv: the request list every
     api-mix client replays, one request a line: method, path with query, expected body bytes, expected decoded
     records, X-Request-Id, Accept-Language, JSON body or '-'. 1 request in 5 is a POST of a JSON order.
-    `--generate-api DIR` writes the same files into DIR instead (MalibuJSON's differential test reads them there)."""
-    os.makedirs(os.path.join(directory, "items"), exist_ok=True)
+    Each file is written under a temporary name and renamed, so that a reader never sees one half written."""
+    os.makedirs(os.path.join(API_DIR, "items"), exist_ok=True)
     items = []
     for number_, size in enumerate(api_sizes()):
         document = json_document(size, seed=number_)
-        open(os.path.join(directory, "items", f"{number_}.json"), "wb").write(document)
+        write_atomically(os.path.join(API_DIR, "items", f"{number_}.json"), document)
         items.append((len(document), len(json.loads(document))))
     rng = random.Random(2324)
     sorts = ["id", "-score", "name", "-updated"]
@@ -213,9 +215,15 @@ def write_api_data(directory=API_DIR):
             size, records = items[number_]
             lines.append(["GET", f"/api/items/{number_}.json?{query}", str(size), str(records), request_id, language,
                           "-"])
-    with open(os.path.join(directory, "plan.tsv"), "w") as file:
-        file.write("".join("\t".join(line) + "\n" for line in lines))
-    open(os.path.join(directory, ".complete"), "w").write(API_VERSION)
+    write_atomically(os.path.join(API_DIR, "plan.tsv"), "".join("\t".join(line) + "\n" for line in lines).encode())
+    write_atomically(os.path.join(API_DIR, ".complete"), API_VERSION.encode())
+
+
+def write_atomically(path, content):
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "wb") as file:
+        file.write(content)
+    os.replace(temporary, path)
 
 
 def generate_api_data():
@@ -1012,8 +1020,13 @@ def main():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--generate"]:
         sys.exit(write_data())
-    if sys.argv[1:2] == ["--generate-api"] and len(sys.argv) <= 3:
-        sys.exit(write_api_data(*sys.argv[2:]))
+    if sys.argv[1:] == ["--generate-api"]:
+        sys.exit(write_api_data())
+    if sys.argv[1:] == ["--api-items"]:
+        # The api-mix files, generated once (stamped with API_VERSION) as for `make bench`: their folder on stdout.
+        generate_api_data()
+        print(os.path.join(API_DIR, "items"))
+        sys.exit(0)
     if sys.argv[1:] == ["--json"]:
         sys.exit(json_only())
     try:
