@@ -664,7 +664,6 @@ JSON_ROWS = [
 JSON_REPEATS = 3 if QUICK else 5
 JSON_STRIDE = int(os.environ.get("BENCH_JSON_STRIDE", "20" if QUICK else "10"))
 JSON_BEGIN, JSON_END = "<!-- bench:json -->", "<!-- /bench:json -->"
-JSON_STARTED = ("", 0.0)  # when json_measure started (UTC) and the load average then
 
 
 def json_binary(name):
@@ -698,9 +697,9 @@ def callgrind_instructions(command, run_dir, passes):
 
 def json_measure(run_dir, plan):
     """Every JSON row: MB/s over all 1,000 files (best of JSON_REPEATS), then instructions per byte under callgrind
-    over every JSON_STRIDE-th file: (run with 2 passes − run with 1 pass) / the bytes of one pass."""
-    global JSON_STARTED
-    JSON_STARTED = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
+    over every JSON_STRIDE-th file: (run with 2 passes − run with 1 pass) / the bytes of one pass. Returns the rows
+    and when the run started (UTC, and the load average then)."""
+    started = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
     items = os.path.join(API_DIR, "items")
     has_valgrind = shutil.which("valgrind") is not None
     if not has_valgrind:
@@ -725,7 +724,7 @@ def json_measure(run_dir, plan):
         log(f"json {contender:26} {row.get('mb_per_s', 0):8,.1f} MB/s  "
             f"{row.get('ir_per_byte', 0):7,.1f} Ir/byte  {row.get('error', '')}")
         rows.append(row)
-    return rows
+    return rows, started
 
 
 def json_targets(row, by_contender):
@@ -749,9 +748,9 @@ def cpu_model():
         return "unknown CPU"
 
 
-def json_section(rows, command):
+def json_section(rows, started, command):
     """The Markdown section of the JSON rows, between its markers (`bench.py --json` replaces just that)."""
-    json_started, json_load = JSON_STARTED
+    json_started, json_load = started
     by_contender = {row["contender"]: row for row in rows}
     reference = {"decode": "decode-foundation", "encode `Order`": "encode-orders-foundation",
                  "encode api-mix": "encode-items-foundation"}
@@ -808,8 +807,8 @@ def json_only():
     run_dir = tempfile.mkdtemp(prefix="json-", dir=WORK)
     try:
         command = ("BENCH_QUICK=1 " if QUICK else "") + "make bench-json"
-        rows = json_measure(run_dir, plan)
-        section = json_section(rows, command)
+        rows, started = json_measure(run_dir, plan)
+        section = json_section(rows, started, command)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
     print(section)
@@ -883,13 +882,8 @@ def command_output(command):
 
 
 def machine(nginx):
-    cpu = "unknown"
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     return [
-        f"- Machine: {os.cpu_count()} CPUs (`nproc`: {command_output(['nproc'])}), {cpu}",
+        f"- Machine: {os.cpu_count()} CPUs (`nproc`: {command_output(['nproc'])}), {cpu_model()}",
         f"- Kernel: {command_output(['uname', '-sr'])}",
         f"- Swift: {command_output(['swift', '--version']).splitlines()[0]}",
         f"- libcurl: {command_output(['curl-config', '--version'])}; zlib: "
@@ -948,7 +942,8 @@ def main():
             server.stop()
         stats = summarize(results)
         results_table = table(stats)
-        json_rows = json_measure(run_dir, sizes["plan"]) if os.environ.get("BENCH_JSON", "1") != "0" else []
+        json_rows, json_started = json_measure(run_dir, sizes["plan"]) if os.environ.get("BENCH_JSON", "1") != "0" \
+            else ([], None)
         micro = None
         if os.environ.get("BENCH_MICRO", "1") != "0" and not ONLY:
             try:
@@ -1004,7 +999,7 @@ def main():
         text += ("\nPeak RSS of each client doing nothing (runtime, libraries, one client; the floor under its rows): "
                  + ", ".join(f"{name} {value:.1f} MiB" for name, value in floor.items()) + ".\n")
     if json_rows:
-        text += "\n" + json_section(json_rows, command) + "\n"
+        text += "\n" + json_section(json_rows, json_started, command) + "\n"
     if micro:
         text += "\n### Micro-benchmarks (ordo-one/benchmark)\n\n" + micro + "\n"
     print(text)
