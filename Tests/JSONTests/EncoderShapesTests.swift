@@ -10,23 +10,6 @@ struct OrderBody: Codable, Sendable {
   var note: String?
 }
 
-/// One record of an api-mix response.
-struct ItemRecord: Codable, Sendable {
-  struct Location: Codable, Sendable {
-    var lat: Double
-    var lon: Double
-  }
-
-  var id: Int
-  var uuid: String
-  var name: String
-  var score: Double
-  var active: Bool
-  var tags: [String]
-  var location: Location
-  var note: String?
-}
-
 struct Scalars: Codable, Sendable {
   var int = Int.min
   var int8 = Int8.min
@@ -85,7 +68,7 @@ let sampleStrings: [String] = [
     expectSameAsFoundation(OrderBody(sku: "SKU-123/x", quantity: 3, note: "gift \"wrap\""), encoder)
     expectSameAsFoundation(OrderBody(sku: "SKU-1", quantity: -7, note: nil), encoder)
     let items = (0..<20).map { index in
-      ItemRecord(
+      JSONDifferential.Item(
         id: index,
         uuid: UUID().uuidString,
         name: "name \(index) ü",
@@ -97,7 +80,7 @@ let sampleStrings: [String] = [
       )
     }
     expectSameAsFoundation(items, encoder)
-    expectSameAsFoundation([ItemRecord](), encoder)
+    expectSameAsFoundation([JSONDifferential.Item](), encoder)
   }
 
   @Test(arguments: EncoderConfiguration.formattings)

@@ -22,6 +22,8 @@ Environment:
 Only the Python standard library is used.
 
 `bench.py --json` runs only the Codable JSON rows (no nginx) and rewrites their section of BENCHMARKS.md.
+`bench.py --api-items` generates the api-mix files if needed and prints their folder (MalibuJSON's differential
+test reads them there).
 """
 
 import ctypes
@@ -184,16 +186,16 @@ def api_sizes():
     return [int(1024 * 2 ** rng.uniform(0, 6)) for _ in range(API_PATHS)]
 
 
-def write_api_data(directory=API_DIR):
+def write_api_data():
     """api/items/<n>.json (1,000 JSON arrays of records, 1-64 KiB) and api/plan.tsv: the request list every
     api-mix client replays, one request a line: method, path with query, expected body bytes, expected decoded
     records, X-Request-Id, Accept-Language, JSON body or '-'. 1 request in 5 is a POST of a JSON order.
-    `--generate-api DIR` writes the same files into DIR instead (MalibuJSON's differential test reads them there)."""
-    os.makedirs(os.path.join(directory, "items"), exist_ok=True)
+    Each file is written under a temporary name and renamed, so that a reader never sees one half written."""
+    os.makedirs(os.path.join(API_DIR, "items"), exist_ok=True)
     items = []
     for number_, size in enumerate(api_sizes()):
         document = json_document(size, seed=number_)
-        open(os.path.join(directory, "items", f"{number_}.json"), "wb").write(document)
+        write_atomically(os.path.join(API_DIR, "items", f"{number_}.json"), document)
         items.append((len(document), len(json.loads(document))))
     rng = random.Random(2324)
     sorts = ["id", "-score", "name", "-updated"]
@@ -213,9 +215,15 @@ def write_api_data(directory=API_DIR):
             size, records = items[number_]
             lines.append(["GET", f"/api/items/{number_}.json?{query}", str(size), str(records), request_id, language,
                           "-"])
-    with open(os.path.join(directory, "plan.tsv"), "w") as file:
-        file.write("".join("\t".join(line) + "\n" for line in lines))
-    open(os.path.join(directory, ".complete"), "w").write(API_VERSION)
+    write_atomically(os.path.join(API_DIR, "plan.tsv"), "".join("\t".join(line) + "\n" for line in lines).encode())
+    write_atomically(os.path.join(API_DIR, ".complete"), API_VERSION.encode())
+
+
+def write_atomically(path, content):
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "wb") as file:
+        file.write(content)
+    os.replace(temporary, path)
 
 
 def generate_api_data():
@@ -656,7 +664,6 @@ JSON_ROWS = [
 JSON_REPEATS = 3 if QUICK else 5
 JSON_STRIDE = int(os.environ.get("BENCH_JSON_STRIDE", "20" if QUICK else "10"))
 JSON_BEGIN, JSON_END = "<!-- bench:json -->", "<!-- /bench:json -->"
-JSON_STARTED = ("", 0.0)  # when json_measure started (UTC) and the load average then
 
 
 def json_binary(name):
@@ -690,9 +697,9 @@ def callgrind_instructions(command, run_dir, passes):
 
 def json_measure(run_dir, plan):
     """Every JSON row: MB/s over all 1,000 files (best of JSON_REPEATS), then instructions per byte under callgrind
-    over every JSON_STRIDE-th file: (run with 2 passes − run with 1 pass) / the bytes of one pass."""
-    global JSON_STARTED
-    JSON_STARTED = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
+    over every JSON_STRIDE-th file: (run with 2 passes − run with 1 pass) / the bytes of one pass. Returns the rows
+    and when the run started (UTC, and the load average then)."""
+    started = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
     items = os.path.join(API_DIR, "items")
     has_valgrind = shutil.which("valgrind") is not None
     if not has_valgrind:
@@ -717,7 +724,7 @@ def json_measure(run_dir, plan):
         log(f"json {contender:26} {row.get('mb_per_s', 0):8,.1f} MB/s  "
             f"{row.get('ir_per_byte', 0):7,.1f} Ir/byte  {row.get('error', '')}")
         rows.append(row)
-    return rows
+    return rows, started
 
 
 def json_targets(row, by_contender):
@@ -741,9 +748,9 @@ def cpu_model():
         return "unknown CPU"
 
 
-def json_section(rows, command):
+def json_section(rows, started, command):
     """The Markdown section of the JSON rows, between its markers (`bench.py --json` replaces just that)."""
-    json_started, json_load = JSON_STARTED
+    json_started, json_load = started
     by_contender = {row["contender"]: row for row in rows}
     reference = {"decode": "decode-foundation", "encode `Order`": "encode-orders-foundation",
                  "encode api-mix": "encode-items-foundation"}
@@ -800,8 +807,8 @@ def json_only():
     run_dir = tempfile.mkdtemp(prefix="json-", dir=WORK)
     try:
         command = ("BENCH_QUICK=1 " if QUICK else "") + "make bench-json"
-        rows = json_measure(run_dir, plan)
-        section = json_section(rows, command)
+        rows, started = json_measure(run_dir, plan)
+        section = json_section(rows, started, command)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
     print(section)
@@ -875,13 +882,8 @@ def command_output(command):
 
 
 def machine(nginx):
-    cpu = "unknown"
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     return [
-        f"- Machine: {os.cpu_count()} CPUs (`nproc`: {command_output(['nproc'])}), {cpu}",
+        f"- Machine: {os.cpu_count()} CPUs (`nproc`: {command_output(['nproc'])}), {cpu_model()}",
         f"- Kernel: {command_output(['uname', '-sr'])}",
         f"- Swift: {command_output(['swift', '--version']).splitlines()[0]}",
         f"- libcurl: {command_output(['curl-config', '--version'])}; zlib: "
@@ -940,7 +942,8 @@ def main():
             server.stop()
         stats = summarize(results)
         results_table = table(stats)
-        json_rows = json_measure(run_dir, sizes["plan"]) if os.environ.get("BENCH_JSON", "1") != "0" else []
+        json_rows, json_started = json_measure(run_dir, sizes["plan"]) if os.environ.get("BENCH_JSON", "1") != "0" \
+            else ([], None)
         micro = None
         if os.environ.get("BENCH_MICRO", "1") != "0" and not ONLY:
             try:
@@ -996,7 +999,7 @@ def main():
         text += ("\nPeak RSS of each client doing nothing (runtime, libraries, one client; the floor under its rows): "
                  + ", ".join(f"{name} {value:.1f} MiB" for name, value in floor.items()) + ".\n")
     if json_rows:
-        text += "\n" + json_section(json_rows, command) + "\n"
+        text += "\n" + json_section(json_rows, json_started, command) + "\n"
     if micro:
         text += "\n### Micro-benchmarks (ordo-one/benchmark)\n\n" + micro + "\n"
     print(text)
@@ -1012,8 +1015,13 @@ def main():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--generate"]:
         sys.exit(write_data())
-    if sys.argv[1:2] == ["--generate-api"] and len(sys.argv) <= 3:
-        sys.exit(write_api_data(*sys.argv[2:]))
+    if sys.argv[1:] == ["--generate-api"]:
+        sys.exit(write_api_data())
+    if sys.argv[1:] == ["--api-items"]:
+        # The api-mix files, generated once (stamped with API_VERSION) as for `make bench`: their folder on stdout.
+        generate_api_data()
+        print(os.path.join(API_DIR, "items"))
+        sys.exit(0)
     if sys.argv[1:] == ["--json"]:
         sys.exit(json_only())
     try:

@@ -1,0 +1,1 @@
+../../../../Tests/JSONTests/JSONDifferential.swift
