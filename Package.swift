@@ -123,10 +123,11 @@ let package = Package(
     ),
     .testTarget(name: "SurfTests", dependencies: ["SurfCore"], path: "Tests/SurfTests"),
 
-    // The scripted HTTP/1.1 test server both transports' unit tests talk to (not a product).
+    // The scripted HTTP/1.1 test server both transports' unit tests talk to, and helpers other unit tests share (not a
+    // product).
     .target(
       name: "MalibuTestSupport",
-      dependencies: ["MalibuCore", "MalibuGzip", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["MalibuCore", "MalibuJSON", "MalibuGzip", .product(name: "Logging", package: "swift-log")],
       path: "Tests/Support"
     ),
 
@@ -150,7 +151,7 @@ let package = Package(
     .testTarget(name: "MalibuValidationTests", dependencies: ["MalibuValidation"], path: "Tests/ValidationTests"),
     .testTarget(
       name: "MalibuSerializationTests",
-      dependencies: ["MalibuSerialization"],
+      dependencies: ["MalibuSerialization", "MalibuTestSupport"],
       path: "Tests/SerializationTests"
     ),
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),

@@ -14,6 +14,10 @@ public import MalibuJSON
 /// }
 /// let request = Request.post("rows", body: rows, encoder: CSVEncoder())   // Content-Type: text/csv
 /// ```
+///
+/// A request kept for later (`storePolicy: .offline`) keeps its body as the JSON tree the encoder wrote, and is
+/// replayed as JSON by Malibu's rules, without the encoder: a body that is not JSON (a property list, CSV) cannot be
+/// stored, and the offline store reports a `StorageError` with code `unsupportedRequest` instead.
 public protocol RequestBodyEncoder: Sendable {
   /// The `Content-Type` of what ``encode(_:)`` writes, such as `application/json`; `application/json` by default.
   var contentType: String { get }

@@ -4,15 +4,17 @@ public import MalibuJSON
 /// Turns a response body into a `Decodable` value: what every `decode` of Malibu takes.
 ///
 /// `MalibuJSONDecoder` (the default), Foundation's `JSONDecoder` and `PropertyListDecoder` conform; a decoder of your
-/// own (XML, MessagePack) conforms in a few lines:
+/// own (XML, MessagePack, a JSON dialect) conforms in a few lines:
 ///
 /// ```swift
-/// struct PlistBodyDecoder: ResponseDecoder {
+/// struct XSSIDecoder: ResponseDecoder {   // JSON behind an anti-XSSI prefix
 ///   func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-///     try PropertyListDecoder().decode(type, from: data)
+///     let prefix = Data(")]}'\n".utf8)
+///     let body = data.starts(with: prefix) ? data.dropFirst(prefix.count) : data
+///     return try MalibuJSONDecoder().decode(type, from: body)
 ///   }
 /// }
-/// let settings = try response.decode(Settings.self, decoder: PlistBodyDecoder())
+/// let settings = try response.decode(Settings.self, decoder: XSSIDecoder())
 /// ```
 ///
 /// A decoder is called synchronously, once per body, and may be called from any thread at once.

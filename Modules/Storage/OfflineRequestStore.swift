@@ -114,8 +114,9 @@ public final class OfflineRequestStore: Sendable {
   ///   - request: The request.
   ///   - url: Its final URL, when known (then the key uses it instead of the resource).
   /// - Returns: The entry as stored, with its sequence number.
-  /// - Throws: ``StorageError``: ``StorageError/Code/unsupportedRequest`` for parameters that cannot be stored,
-  ///   ``StorageError/Code/ioFailed`` when the file cannot be written.
+  /// - Throws: ``StorageError``: ``StorageError/Code/unsupportedRequest`` for parameters or a body that cannot be
+  ///   stored (a body whose encoder does not write JSON), ``StorageError/Code/ioFailed`` when the file cannot be
+  ///   written.
   @discardableResult
   public func save(_ request: Request, url: URL? = nil) throws(StorageError) -> StoredRequest {
     try save(try StoredRequest(request, url: url))

@@ -40,7 +40,8 @@ public struct StoredRequest: Sendable, Hashable {
   ///   - request: The request.
   ///   - url: The final URL it is sent to, when known; it takes part in the key instead of the resource.
   /// - Throws: ``StorageError`` with code ``StorageError/Code/unsupportedRequest`` when a parameter cannot be
-  ///   normalised into a ``/MalibuCore/ParameterValue``.
+  ///   normalised into a ``/MalibuCore/ParameterValue``, or an `Encodable` body cannot be read back as JSON (its
+  ///   ``/MalibuCore/RequestBodyEncoder`` writes a property list, CSV, ...).
   public init(_ request: Request, url: URL? = nil) throws(StorageError) {
     do {
       parameters = try ParameterValue.normalize(request.parameters)

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Synchronization
+import MalibuTestSupport
 import Testing
 
 @testable import Malibu
@@ -13,27 +13,6 @@ struct PluggableCodersTests {
   struct Post: Codable, Sendable, Equatable {
     let postTitle: String
     let content: String
-  }
-
-  /// Counts its calls and decodes as MalibuJSON does.
-  final class CountingDecoder: ResponseDecoder {
-    let calls = Mutex(0)
-
-    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-      calls.withLock { $0 += 1 }
-      return try MalibuJSONDecoder().decode(type, from: data)
-    }
-
-    var count: Int { calls.withLock { $0 } }
-  }
-
-  /// A user's decoder that always throws.
-  struct FailingDecoder: ResponseDecoder {
-    struct Refusal: Error, CustomStringConvertible {
-      var description: String { "the decoder refuses this body" }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T { throw Refusal() }
   }
 
   /// A user's body encoder: `key=value` lines of a flat object, as `text/x-lines`.

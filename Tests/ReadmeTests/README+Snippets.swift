@@ -236,19 +236,22 @@ func readmeDecodersAndEncoders() async throws {
 /// README.md:305, "Decoders and encoders".
 func readmeDecodersAndEncoders2() async throws {
   #sourceLocation(file:"README.md",line:306)
-  struct PlistDecoder: ResponseDecoder {
+  /// JSON behind an anti-XSSI prefix (`)]}'` and a newline), as some APIs send it.
+  struct XSSIDecoder: ResponseDecoder {
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-      try PropertyListDecoder().decode(type, from: data)
+      let prefix = Data(")]}'\n".utf8)
+      let body = data.starts(with: prefix) ? data.dropFirst(prefix.count) : data
+      return try MalibuJSONDecoder().decode(type, from: body)
     }
   }
 
-  let settings = networking.request(.fetchBoards).validate().decode(using: [Board].self, decoder: PlistDecoder())
+  let boards = networking.request(.fetchBoards).validate().decode(using: [Board].self, decoder: XSSIDecoder())
   #sourceLocation()
-  _ = settings
+  _ = boards
 }
 
-// README.md:326, "Typed requests".
-#sourceLocation(file:"README.md",line:327)
+// README.md:329, "Typed requests".
+#sourceLocation(file:"README.md",line:330)
 struct CatImage: Decodable, Sendable {
   let id: String
   let url: String
@@ -275,9 +278,9 @@ struct GetCatImageURL: TypedRequest {
 }
 #sourceLocation()
 
-/// README.md:353, "Typed requests".
+/// README.md:356, "Typed requests".
 func readmeTypedRequests() async throws {
-  #sourceLocation(file:"README.md",line:354)
+  #sourceLocation(file:"README.md",line:357)
   let cats = try await networking.send(GetCatImages())  // GET images/search?limit=2&mime_type=jpg%2Cpng → [CatImage]
   let catURL = try await networking.send(GetCatImageURL())  // the first cat's URL, made by finalize(raw:)
   networking.request(typed: GetCatImages()).done { cats in print(cats.count) }  // the promise form
@@ -287,8 +290,8 @@ func readmeTypedRequests() async throws {
   _ = (cats, catURL, quickCats)
 }
 
-// README.md:370, "Typed requests".
-#sourceLocation(file:"README.md",line:371)
+// README.md:373, "Typed requests".
+#sourceLocation(file:"README.md",line:374)
 struct Post: Decodable, Sendable {
   let title: String
   let content: String
@@ -318,9 +321,9 @@ struct GetCoolCat: TypedRequest {
 }
 #sourceLocation()
 
-/// README.md:400, "Typed requests".
+/// README.md:403, "Typed requests".
 func readmeTypedRequests2() async throws {
-  #sourceLocation(file:"README.md",line:401)
+  #sourceLocation(file:"README.md",line:404)
   let posts = try await networking.send(GetPosts())  // the posts that decode; the others reach `failures`
   do {
     _ = try await networking.send(GetCoolCat())
@@ -334,8 +337,8 @@ func readmeTypedRequests2() async throws {
   _ = (posts, boards)
 }
 
-// README.md:417, "Typed requests".
-#sourceLocation(file:"README.md",line:418)
+// README.md:420, "Typed requests".
+#sourceLocation(file:"README.md",line:421)
 struct PostTitles: Decodable, Sendable {
   struct Post: Decodable, Sendable {
     let id: String
@@ -352,9 +355,9 @@ struct AllPosts: GraphQLRequest {
 }
 #sourceLocation()
 
-/// README.md:434, "Typed requests".
+/// README.md:437, "Typed requests".
 func readmeTypedRequests3() async throws {
-  #sourceLocation(file:"README.md",line:435)
+  #sourceLocation(file:"README.md",line:438)
   do {
     let posts = try await networking.send(AllPosts()).posts
     print(posts.map(\.title))
@@ -366,8 +369,8 @@ func readmeTypedRequests3() async throws {
   #sourceLocation()
 }
 
-// README.md:449, "Typed requests".
-#sourceLocation(file:"README.md",line:450)
+// README.md:452, "Typed requests".
+#sourceLocation(file:"README.md",line:453)
 struct StagingInterceptor: RequestInterceptor {
   func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
     if request.path?.hasPrefix("/api/boards/404") == true {
@@ -380,18 +383,18 @@ struct StagingInterceptor: RequestInterceptor {
 }
 #sourceLocation()
 
-/// README.md:462, "Typed requests".
+/// README.md:465, "Typed requests".
 func readmeTypedRequests4() async throws {
-  #sourceLocation(file:"README.md",line:463)
+  #sourceLocation(file:"README.md",line:466)
   networking.interceptors = [StagingInterceptor()]
   let staged = try await networking.request(.showBoard(id: 404)).validate().decode(using: Board.self).value
   #sourceLocation()
   _ = staged
 }
 
-/// README.md:482, "Errors".
+/// README.md:485, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:483)
+  #sourceLocation(file:"README.md",line:486)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -409,9 +412,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:512, "Failures and activity".
+/// README.md:515, "Failures and activity".
 func readmeFailuresAndActivity() async throws {
-  #sourceLocation(file:"README.md",line:513)
+  #sourceLocation(file:"README.md",line:516)
   networking.onFailure = { failure in
     print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
@@ -427,9 +430,9 @@ func readmeFailuresAndActivity() async throws {
   _ = failures
 }
 
-/// README.md:532, "Failures and activity".
+/// README.md:535, "Failures and activity".
 func readmeFailuresAndActivity2() async throws {
-  #sourceLocation(file:"README.md",line:533)
+  #sourceLocation(file:"README.md",line:536)
   struct APIError: Error { let message: String }
   struct APIErrorBody: Decodable { let error: String? }
 
@@ -454,9 +457,9 @@ func readmeFailuresAndActivity2() async throws {
   #sourceLocation()
 }
 
-/// README.md:564, "Authentication".
+/// README.md:567, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:565)
+  #sourceLocation(file:"README.md",line:568)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -464,18 +467,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:575, "Authentication".
+/// README.md:578, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:576)
+  #sourceLocation(file:"README.md",line:579)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:590, "Logging".
+/// README.md:593, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:591)
+  #sourceLocation(file:"README.md",line:594)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -488,9 +491,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:616, "Logging".
+/// README.md:619, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:617)
+  #sourceLocation(file:"README.md",line:620)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -498,9 +501,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:628, "Mocking".
+/// README.md:631, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:629)
+  #sourceLocation(file:"README.md",line:632)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -521,9 +524,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:652, "Mocking".
+/// README.md:655, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:655)
+  #sourceLocation(file:"README.md",line:658)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -537,9 +540,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:675, "Mock modes".
+/// README.md:678, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:676)
+  #sourceLocation(file:"README.md",line:679)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -554,9 +557,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:701, "Offline storage and replay".
+/// README.md:704, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:702)
+  #sourceLocation(file:"README.md",line:705)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -570,9 +573,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:727, "HTTP cache".
+/// README.md:730, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:728)
+  #sourceLocation(file:"README.md",line:731)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -582,9 +585,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:748, "ETags".
+/// README.md:751, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:749)
+  #sourceLocation(file:"README.md",line:752)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -597,9 +600,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:775, "Cookies".
+/// README.md:778, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:776)
+  #sourceLocation(file:"README.md",line:779)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -612,9 +615,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:788, "Cancellation".
+/// README.md:791, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:789)
+  #sourceLocation(file:"README.md",line:792)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -628,9 +631,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:811, "Downloads".
+/// README.md:814, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:812)
+  #sourceLocation(file:"README.md",line:815)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -638,18 +641,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:832, "Downloads".
+/// README.md:835, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:833)
+  #sourceLocation(file:"README.md",line:836)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:843, "Streaming".
+/// README.md:846, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:844)
+  #sourceLocation(file:"README.md",line:847)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -660,8 +663,8 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-// README.md:865, "Server-sent events".
-#sourceLocation(file:"README.md",line:866)
+// README.md:868, "Server-sent events".
+#sourceLocation(file:"README.md",line:869)
 enum Assistant: RequestConvertible {
   case complete(prompt: String)
 
@@ -680,9 +683,9 @@ struct CompletionChunk: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:884, "Server-sent events".
+/// README.md:887, "Server-sent events".
 func readmeServerSentEvents() async throws {
-  #sourceLocation(file:"README.md",line:885)
+  #sourceLocation(file:"README.md",line:888)
   let assistant = Networking<Assistant>()
   var answer = ""
   for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
@@ -695,9 +698,9 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:904, "The Malibu namespace".
+/// README.md:907, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:905)
+  #sourceLocation(file:"README.md",line:908)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -715,9 +718,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:926, "Gzip".
+/// README.md:929, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:927)
+  #sourceLocation(file:"README.md",line:930)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -729,9 +732,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:938, "Transfer options".
+/// README.md:941, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:939)
+  #sourceLocation(file:"README.md",line:942)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -745,9 +748,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:970, "Retries".
+/// README.md:973, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:971)
+  #sourceLocation(file:"README.md",line:974)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
@@ -763,9 +766,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1006, "HTTPS only, proxies and session configuration".
+/// README.md:1009, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1007)
+  #sourceLocation(file:"README.md",line:1010)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -782,9 +785,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1049, "OpenAPI".
+/// README.md:1052, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1053)
+  #sourceLocation(file:"README.md",line:1056)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -804,8 +807,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1082, "Tracing".
-#sourceLocation(file:"README.md",line:1086)
+// README.md:1085, "Tracing".
+#sourceLocation(file:"README.md",line:1089)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -813,8 +816,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1107, "Metrics".
-#sourceLocation(file:"README.md",line:1112)
+// README.md:1110, "Metrics".
+#sourceLocation(file:"README.md",line:1115)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -822,15 +825,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1127, "Graceful shutdown".
+/// README.md:1130, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1128)
+  #sourceLocation(file:"README.md",line:1131)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1135, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1141)
+// README.md:1138, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1144)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -843,9 +846,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1166, "Using single modules".
+/// README.md:1169, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1169)
+  #sourceLocation(file:"README.md",line:1172)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -854,9 +857,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1177, "Using single modules".
+/// README.md:1180, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1188)
+  #sourceLocation(file:"README.md",line:1191)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -876,9 +879,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1265, "Transports".
+/// README.md:1268, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1266)
+  #sourceLocation(file:"README.md",line:1269)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

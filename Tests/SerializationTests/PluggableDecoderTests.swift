@@ -3,7 +3,7 @@ import HTTPTypes
 import MalibuCore
 import MalibuJSON
 import MalibuSerialization
-import Synchronization
+import MalibuTestSupport
 import Testing
 
 /// `Response.decode` and `Response.decodeResource` with any `ResponseDecoder`: the default (MalibuJSON, or the
@@ -14,27 +14,6 @@ struct PluggableDecoderTests {
   struct Post: Codable, Equatable {
     let postTitle: String
     let content: String
-  }
-
-  /// Counts its calls and decodes as MalibuJSON does.
-  final class CountingDecoder: ResponseDecoder {
-    let calls = Mutex(0)
-
-    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-      calls.withLock { $0 += 1 }
-      return try MalibuJSONDecoder().decode(type, from: data)
-    }
-
-    var count: Int { calls.withLock { $0 } }
-  }
-
-  /// A user's decoder that reads nothing: it always throws.
-  struct FailingDecoder: ResponseDecoder {
-    struct Refusal: Error, CustomStringConvertible {
-      var description: String { "the decoder refuses this body" }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T { throw Refusal() }
   }
 
   static let snakeFeed =
