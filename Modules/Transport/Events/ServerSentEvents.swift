@@ -251,12 +251,8 @@ extension Transport {
   }
 }
 
-/// The header fields of every event-stream request, and the task-local last event ID through which the facade's
-/// connections reach the request it prepares.
+/// The header fields of every event-stream request, the transport's and the facade's.
 package enum EventStreamHeaders {
-  /// Set around a connection of an event stream: the last event ID to send (empty for none).
-  @TaskLocal package static var current: String?
-
   /// Sets `Accept: text/event-stream`, `Cache-Control: no-store` and `Last-Event-ID` (when there is one).
   package static func apply(to head: inout HTTPRequest, lastEventID: String?) {
     head.headerFields[.accept] = "text/event-stream"
