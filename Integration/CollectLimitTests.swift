@@ -49,9 +49,10 @@ struct CollectLimitTests {
     backend == .urlSession ? ["size": 16384, "interval": 0.002] : [:]
   }
 
-  /// ``paceParameters(_:)`` as a query string.
+  /// ``paceParameters(_:)`` as a query string (`?interval=0.002&size=16384`, or empty).
   static func pace(_ backend: Backend) -> String {
-    backend == .urlSession ? "?size=16384&interval=0.002" : ""
+    let items = paceParameters(backend).map { "\($0.key)=\($0.value)" }.sorted()
+    return items.isEmpty ? "" : "?" + items.joined(separator: "&")
   }
 
   /// Runs the request that must follow; on URLSession a hold-up is the known limit above.

@@ -38,6 +38,33 @@ struct EventsTests {
     #expect(events.map(\.id) == ["1", "2", "3"])
   }
 
+  /// A consumer that stops early frees the connection: the server sees it closed, and no reconnection follows.
+  @Test(arguments: Backend.allCases)
+  func stoppingEarlyClosesTheConnection(_ backend: Backend) async throws {
+    let key = UUID().uuidString
+    let url = try await Servers.faults("/events?endless=1&key=\(key)")
+    var events: [ServerSentEvent] = []
+    for try await event in backend.transport.events(HTTPRequest(method: .get, url: url), reconnection: policy) {
+      events.append(event)
+      if events.count == 3 { break }
+    }
+    #expect(events.map(\.data) == ["1", "2", "3"])
+    // The server's write fails once the client has closed (up to 20 s; no speed asserted).
+    var closed = 0
+    for _ in 0..<400 where closed == 0 {
+      closed = try await Self.count("/events/closed", key: key, on: backend)
+      if closed == 0 { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(closed == 1, "the server never saw the event stream's connection closed")
+    #expect(try await Self.count("/events", key: key, on: backend) == 1)
+  }
+
+  /// How many requests to `path` with `key` the fault server counted.
+  private static func count(_ path: String, key: String, on backend: Backend) async throws -> Int {
+    let exchange = try await backend.exchange(try await Servers.faults("/count?path=\(path)&key=\(key)"))
+    return try #require(try exchange.json()["count"] as? Int)
+  }
+
   @Test(arguments: Backend.allCases)
   func refusesAWrongContentType(_ backend: Backend) async throws {
     let url = try await Servers.faults("/events?type=json")

@@ -2,12 +2,24 @@ import MalibuCore
 import MalibuPromises
 import MalibuTransport
 
-/// A `NetworkError` with code `cancelled` stands for a cancellation, so `fail { }` (which skips cancellations
-/// unless asked for `.allErrors`) and `isCancellationError(_:)` treat it like `CancellationError`.
+/// A `NetworkError` with code `cancelled`, or one whose underlying error is a cancellation, stands for a
+/// cancellation, so `fail { }` (which skips cancellations unless asked for `.allErrors`) and `isCancellationError(_:)`
+/// treat it like `CancellationError`: one question for every shape a cancellation comes in.
+///
+/// ```swift
+/// do { try await networking.request(.fetchBoards).value } catch where isCancellationError(error) { return }
+/// ```
 extension NetworkError: CancellationIndicating {
-  /// Whether this error reports a cancelled request (code `cancelled`).
-  public var isCancellation: Bool { code == .cancelled }
+  /// Whether this error reports a cancelled request: code `cancelled`, or an underlying error that is a
+  /// cancellation (`CancellationError`, a `TransportError` with code `cancelled`, a cancelled `NetworkError`).
+  public var isCancellation: Bool {
+    code == .cancelled || underlyingError.map(isCancellationError) == true
+  }
 }
+
+/// A `TransportError` with code `cancelled` stands for a cancellation (its ``TransportError/isCancellation``), so
+/// `isCancellationError(_:)` recognises it directly, as it does inside a `NetworkError`.
+extension TransportError: CancellationIndicating {}
 
 extension NetworkError {
   /// The error the facade hands to a promise for `error`: a `NetworkError` as it is; a `TransportError` wrapped with

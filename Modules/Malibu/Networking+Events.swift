@@ -10,7 +10,8 @@ extension Networking {
   /// ```
   /// Every connection goes through ``stream(_:)``, so the mode's queue, the hooks, logging, authentication and token
   /// refresh, the HTTPS policy and the endpoint's mock apply to each, reconnections included; each carries
-  /// `Accept: text/event-stream`, `Cache-Control: no-store` and, once the stream has set an ID, `Last-Event-ID`.
+  /// `Accept: text/event-stream`, `Cache-Control: no-store` and, once the stream has set an ID, `Last-Event-ID`
+  /// (set after `preProcessRequest`, so that the middleware chain sees them).
   /// Nothing is sent until the sequence is iterated. A 204 ends it; another non-2xx status or a content type other
   /// than `text/event-stream` ends it with an `EventStreamError` naming which. A request whose method is not GET or
   /// HEAD counts as one with a body and reconnects only when `reconnection.reconnectsWithBody` is on. Breaking out of
@@ -24,8 +25,8 @@ extension Networking {
     let method = endpoint.request.method
     if method != .get, method != .head, !policy.reconnectsWithBody { policy.maxAttempts = 0 }
     return ServerSentEvents(reconnection: policy) { [self] lastEventID in
-      let response = try await EventStreamHeaders.$current.withValue(lastEventID ?? "") {
-        try await stream(endpoint)
+      let response = try await stream(endpoint) { head in
+        EventStreamHeaders.apply(to: &head, lastEventID: lastEventID)
       }
       return EventStreamConnection(head: response.head, body: response.body)
     }

@@ -27,6 +27,15 @@ extension Networking {
   /// - Throws: A `NetworkError`, as ``request(_:)``'s promise is rejected with; the body throws `NetworkError`s too
   ///   (code `transportFailed` with the `TransportError`, or `cancelled`).
   public func stream(_ endpoint: R) async throws -> StreamedResponse {
+    try await stream(endpoint, adjustingHead: { _ in })
+  }
+
+  /// ``stream(_:)``, with the caller's own last changes to the head after `preProcessRequest` (an event stream's
+  /// `Accept` and `Last-Event-ID`), before the HTTPS policy and the chain's steps.
+  func stream(
+    _ endpoint: R,
+    adjustingHead adjustHead: @escaping @Sendable (inout HTTPRequest) -> Void
+  ) async throws -> StreamedResponse {
     let promise = Promise<StreamHandoff>()
     // The promise is resolved with the head at once; the flight is kept until the body ends or is dropped.
     launch(promise) { [self] ticket in
@@ -36,7 +45,13 @@ extension Networking {
         defer { limiter.release() }
         let (request, base) = try uncachedRequest(for: endpoint)
         sent = request
-        let response = try await open(request, of: endpoint, through: base, storingOffline: false).response
+        let response = try await open(
+          request,
+          of: endpoint,
+          through: base,
+          storingOffline: false,
+          adjustingHead: adjustHead
+        ).response
         let lease = StreamLease()
         Self.handOver(response, lease: lease, to: promise)
         // The slot is held until the body ends or is dropped; cancelling this task (cancelAllRequests) stops it.

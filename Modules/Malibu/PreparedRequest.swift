@@ -19,10 +19,6 @@ extension PreparedRequest {
       throw Self.missingBaseUrl(copy request, endpoint)
     }
     try self.init(request, checkedBaseUrl: baseUrl, headerLayers: headerLayers)
-    // A connection of `Networking.events(_:)`: its fields, `Last-Event-ID` included, before any hook or step.
-    if let lastEventID = EventStreamHeaders.current {
-      EventStreamHeaders.apply(to: &head, lastEventID: lastEventID)
-    }
   }
 
   /// The error for a relative resource on an endpoint type whose `baseUrl` is `nil` or empty: it names the

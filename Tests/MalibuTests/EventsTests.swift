@@ -56,6 +56,28 @@ struct EventsTests {
     #expect(transport.recordedRequests.first?.headerFields[HTTPField.Name("Last-Event-ID")!] == nil)
   }
 
+  /// A request that a connection's middleware gate makes on another networking (a token fetch, say) is a plain
+  /// request: the event-stream fields belong to the connection's own head only.
+  @Test func requestsMadeWhileConnectingCarryNoEventFields() async throws {
+    let (networking, _) = networking(["id: 7\ndata: a\n\n"])
+    let tokens = MockTransport()
+    tokens.stub(.get, "/api/token", headerFields: [.contentType: "application/json"], body: Data("{}".utf8))
+    let tokenNetworking = Networking<Probe>(transport: .custom(tokens))
+    networking.middleware = { gate in
+      Task {
+        _ = try? await tokenNetworking.request(Probe(.get("token"))).value
+        gate.resolve()
+      }
+    }
+    var seen: [String] = []
+    for try await event in networking.events(Probe(.get("events")), reconnection: quick) { seen.append(event.data) }
+    #expect(seen == ["a"])
+    let tokenRequests = tokens.recordedRequests
+    #expect(tokenRequests.count == 2)  // one per connection: the first, and the one answered 204
+    #expect(tokenRequests.allSatisfy { $0.headerFields[.accept] == "application/json" })
+    #expect(tokenRequests.allSatisfy { $0.headerFields[HTTPField.Name("Last-Event-ID")!] == nil })
+  }
+
   struct Chunk: Decodable, Sendable, Equatable {
     let text: String
   }

@@ -167,6 +167,10 @@ struct GraphQLRequestTests {
     #expect(graphQL.errors.map(\.pathText) == ["posts.1.author", nil])
     #expect(error.message.contains(#""no such post" at posts.1.author; "rate limited""#))
     #expect(error.message.contains("and partial data"))
+    // What a user reads: every message with its path, not Foundation's "The operation could not be completed".
+    let summary = #""no such post" at posts.1.author; "rate limited""#
+    #expect((graphQL as any Error).localizedDescription == summary)
+    #expect(graphQL.description == "GraphQLError: \(summary)")
     let partial = try graphQL.partialData(PostsData.self)
     #expect(partial?.posts.map(\.title) == ["Balsa"])
 

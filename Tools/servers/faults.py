@@ -450,9 +450,24 @@ def events(connection, request):
     """Server-sent events (Integration/EventsTests.swift). Without `Last-Event-ID`: `retry: 300`, events 1 and 2,
     then the connection drops mid-event (a chunked body closed before its last chunk). With `Last-Event-ID: 2`: a
     comment, event 3 and a clean end. With `Last-Event-ID: 3`: 204, the end. Any other ID: 409 naming it.
-    `?type=json`: a JSON answer, the wrong content type."""
+    `?type=json`: a JSON answer, the wrong content type. `?endless=1&key=K`: an event every 20 ms until the client
+    closes the connection, which is then counted under the path `/events/closed` (see /count)."""
     if request.query.get("type") == "json":
         return answer(connection, 200, b'{"data": 1}', [("Content-Type", "application/json")])
+    if request.query.get("endless"):
+        connection.send(head(200, [("Content-Type", "text/event-stream"), ("Transfer-Encoding", "chunked")]))
+        number = 0
+        try:
+            while True:
+                number += 1
+                part = b"id: %d\ndata: %d\n\n" % (number, number)
+                connection.send(b"%x\r\n" % len(part) + part + b"\r\n")
+                time.sleep(0.02)
+        except OSError:
+            with COUNTS_LOCK:
+                key = ("/events/closed", request.query.get("key"))
+                COUNTS[key] = COUNTS.get(key, 0) + 1
+        return False
     last = request.field("last-event-id")
     if last is None:
         connection.send(head(200, [("Content-Type", "text/event-stream"), ("Transfer-Encoding", "chunked")]))

@@ -76,18 +76,18 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     private let reconnection: EventReconnection
     private let connect: Connect
     private var parser: ServerSentEventParser
+    /// Where the stream is: connecting, reading, waiting to reconnect, or over.
+    private var machine: StateMachine
+    /// The body being read, while ``StateMachine/State/streaming(failures:)``.
     private var chunks: (any AsyncIteratorProtocol<Data, any Error>)?
-    private var pending: [ServerSentEvent] = []
-    private var pendingIndex = 0
-    /// Failed reconnections in a row (reset by an event).
-    private var failures = 0
-    private var connected = false
-    private var done = false
+    /// The events of the last chunk not handed out yet.
+    private var pending: ArraySlice<ServerSentEvent> = []
 
     fileprivate init(reconnection: EventReconnection, lastEventID: String, connect: @escaping Connect) {
       self.reconnection = reconnection
       self.connect = connect
       self.parser = ServerSentEventParser(lastEventID: lastEventID)
+      self.machine = StateMachine(maxAttempts: reconnection.maxAttempts)
     }
 
     /// The last event ID: what the next reconnection sends as `Last-Event-ID`.
@@ -97,68 +97,64 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     /// - Returns: The event.
     /// - Throws: ``EventStreamError``, the last connection error, or `CancellationError`.
     public mutating func next() async throws -> ServerSentEvent? {
-      while !done {
-        if pendingIndex < pending.count {
-          defer { pendingIndex += 1 }
-          return pending[pendingIndex]
-        }
+      while true {
+        if let event = pending.popFirst() { return event }
         try Task.checkCancellation()
-        guard var reading = chunks else {
-          try await open()
-          continue
-        }
-        let chunk: Data?
-        do {
-          chunk = try await Self.read(&reading, idleTimeout: reconnection.idleTimeout)
+        if var reading = chunks {
+          let chunk: Data?
+          do {
+            chunk = try await Self.read(&reading, idleTimeout: reconnection.idleTimeout)
+          } catch {
+            if Task.isCancelled {
+              endBody()
+              machine.cancelled()
+              throw CancellationError()
+            }
+            try endBody(error)
+            continue
+          }
+          guard let chunk else {
+            try endBody(nil)
+            continue
+          }
           chunks = reading
-        } catch {
-          chunks = nil
-          parser.finish()
-          if Task.isCancelled { throw CancellationError() }
-          try await reconnect(after: error)
+          pending = parser.parse(chunk)[...]
+          if !pending.isEmpty { machine.receivedEvents() }
           continue
         }
-        guard let chunk else {
-          chunks = nil
-          parser.finish()
-          try await reconnect(after: nil)
-          continue
-        }
-        pending = parser.parse(chunk)
-        pendingIndex = 0
-        if !pending.isEmpty { failures = 0 }
+        guard case .connect(let afterWait) = machine.nextConnection() else { return nil }
+        try await open(afterWait: afterWait)
       }
-      return nil
     }
 
     /// Opens a connection (after the wait when it is a reconnection) and checks its head.
-    private mutating func open() async throws {
-      if connected {
-        try await Task.sleep(for: reconnection.wait(retry: parser.reconnectionTime))
-      }
-      connected = true
-      let connection: EventStreamConnection
+    private mutating func open(afterWait: Bool) async throws {
+      if afterWait { try await Task.sleep(for: reconnection.wait(retry: parser.reconnectionTime)) }
+      let action: StateMachine.Action
       do {
-        connection = try await connect(parser.lastEventID.isEmpty ? nil : parser.lastEventID)
+        let connection = try await connect(parser.lastEventID.isEmpty ? nil : parser.lastEventID)
+        action = machine.connected(connection.head)
+        if case .read = action { chunks = connection.body.makeAsyncIterator() }
       } catch {
         // Only a failure of the network is worth another attempt: a refused request (a bad URL, the HTTPS policy,
         // TLS, authentication) would fail the same way after every wait.
-        guard !Task.isCancelled, Self.isNetworkFailure(error) else {
-          done = true
-          throw error
-        }
-        try await reconnect(after: error)
-        return
+        action = machine.connectFailed(error, retryable: !Task.isCancelled && Self.isNetworkFailure(error))
       }
-      if connection.head.status.code == 204 {
-        done = true
-        return
-      }
-      if let error = EventStreamError.check(connection.head) {
-        done = true
-        throw error
-      }
-      chunks = connection.body.makeAsyncIterator()
+      if case .fail(let error) = action { throw error }
+    }
+
+    /// Lets go of the body that ended and ends the parser's stream (a trailing event without its blank line is
+    /// dropped).
+    private mutating func endBody() {
+      chunks = nil
+      parser.finish()
+    }
+
+    /// After a drop (`error`) or a clean end (`nil`): ``endBody()``, then counts the attempt, or ends the sequence
+    /// when no more reconnections are allowed (throwing `error`).
+    private mutating func endBody(_ error: (any Error)?) throws {
+      endBody()
+      if case .fail(let error) = machine.bodyEnded(error) { throw error }
     }
 
     /// Whether a connection attempt failed on the network (refused, reset, timed out, name not found, a broken
@@ -172,17 +168,6 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         .protocolError, .other,
       ]
       return transient.contains(code)
-    }
-
-    /// After a drop (`error`) or a clean end (`nil`): counts the attempt, or ends the sequence when no more
-    /// reconnections are allowed (throwing `error`).
-    private mutating func reconnect(after error: (any Error)?) async throws {
-      failures += 1
-      guard failures <= reconnection.maxAttempts else {
-        done = true
-        if let error { throw error }
-        return
-      }
     }
 
     /// The next chunk, or a ``IdleTimeout`` after `idleTimeout` without one (the read is then cancelled, which
@@ -266,12 +251,8 @@ extension Transport {
   }
 }
 
-/// The header fields of every event-stream request, and the task-local last event ID through which the facade's
-/// connections reach the request it prepares.
+/// The header fields of every event-stream request, the transport's and the facade's.
 package enum EventStreamHeaders {
-  /// Set around a connection of an event stream: the last event ID to send (empty for none).
-  @TaskLocal package static var current: String?
-
   /// Sets `Accept: text/event-stream`, `Cache-Control: no-store` and `Last-Event-ID` (when there is one).
   package static func apply(to head: inout HTTPRequest, lastEventID: String?) {
     head.headerFields[.accept] = "text/event-stream"
