@@ -280,7 +280,7 @@ import Testing
   @Test func offlineRequestsAreStoredAndReplayed() async throws {
     defer { sandbox.remove() }
     let port = try refusedPort()
-    let stored = try await sandbox.run(["--offline", "PUT", "http://127.0.0.1:\(port)/put", "board=balsa"])
+    let stored = try await sandbox.run(["--store-if-unreachable", "PUT", "http://127.0.0.1:\(port)/put", "board=balsa"])
     #expect(stored.status == 7, "\(stored)")
     #expect(stored.stderr.contains("the request is stored"), "\(stored)")
     let stillDown = try await sandbox.run(["replay"])
@@ -293,6 +293,21 @@ import Testing
     #expect(replayed.status == 0, "\(replayed)")
     #expect(replayed.text == "200 OK  PUT http://127.0.0.1:\(port)/put\n", "\(replayed)")
     #expect(replayed.stderr.contains("1 replayed, 0 still stored"))
+  }
+
+  /// HTTPie's `--offline`: the request is built and printed (`--print HB`), never sent: against a port that refuses
+  /// connections it succeeds, and nothing is stored.
+  @Test func offlineIsADryRun() async throws {
+    defer { sandbox.remove() }
+    let port = try refusedPort()
+    let dry = try await sandbox.run(["--offline", "DELETE", "http://127.0.0.1:\(port)/boards/1", "X-Board:2", "board=balsa"])
+    #expect(dry.status == 0, "\(dry)")
+    #expect(dry.text.hasPrefix("DELETE /boards/1\nHost: 127.0.0.1:\(port)\n"), "\(dry)")
+    #expect(dry.text.contains("X-Board: 2\n"), "\(dry)")
+    #expect(dry.text.hasSuffix("\n\n{\"board\":\"balsa\"}\n"), "\(dry)")
+    #expect(dry.stderr.isEmpty, "\(dry)")
+    let nothingStored = try await sandbox.run(["replay"])
+    #expect(nothingStored.stderr.contains("0 replayed, 0 still stored"), "\(nothingStored)")
   }
 
   @Test func urlSessionTransportToo() async throws {

@@ -24,7 +24,7 @@ struct SurfCommand: AsyncParsableCommand {
       file), @file (the body).
 
       Exit status: 0 done, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx response with --check-status, 6 too many \
-      redirects, 7 stored by --offline, 64 a command line that does not parse, 130 interrupted.
+      redirects, 7 stored by --store-if-unreachable, 64 a command line that does not parse, 130 interrupted.
       """,
     subcommands: [Send.self, Replay.self],
     defaultSubcommand: Send.self
@@ -91,8 +91,10 @@ struct Send: AsyncParsableCommand {
   var transport = "curl"
   @Option(help: "Retry a failed idempotent request this many times.")
   var retry = 0
-  @Flag(help: "Store the request for `surf replay` when the host cannot be reached.")
+  @Flag(help: "Build the request and print it without sending it (a dry run; --print HB unless told otherwise).")
   var offline = false
+  @Flag(help: "Store the request for `surf replay` when the host cannot be reached (what --offline did in 0.1).")
+  var storeIfUnreachable = false
   @Flag(help: "Connect only to public internet addresses (no loopback, private or link-local), redirects included.")
   var publicOnly = false
   @Flag(help: "Never read standard input as the body.")
@@ -125,6 +127,7 @@ struct Send: AsyncParsableCommand {
       options.transport = transport
       options.retries = retry
       options.offline = offline
+      options.storeIfUnreachable = storeIfUnreachable
       options.publicOnly = publicOnly
       options.ignoreStandardInput = ignoreStdin
       return try await Surf().send(request, options: options)
@@ -134,7 +137,7 @@ struct Send: AsyncParsableCommand {
 
 struct Replay: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Send the requests --offline stored, oldest first; those whose host is still unreachable stay."
+    abstract: "Send the requests --store-if-unreachable stored, oldest first; those whose host is still unreachable stay."
   )
 
   @Option(help: "curl or urlsession.")

@@ -55,8 +55,12 @@ public struct SurfOptions: Sendable {
   public var transport = "curl"
   /// `--retry`: how many times to retry.
   public var retries = 0
-  /// `--offline`: store the request when the host cannot be reached.
+  /// `--offline`: build the request and print it without sending it (HTTPie's dry run): nothing connects, so a
+  /// `DELETE` deletes nothing. The request head and body are printed (`--print HB` unless `--print` says otherwise).
   public var offline = false
+  /// `--store-if-unreachable`: store the request for `surf replay` when the host cannot be reached (what `--offline`
+  /// meant before).
+  public var storeIfUnreachable = false
   /// `--public-only`: connect only to public internet addresses (`ConnectionPolicy.publicInternetOnly`).
   public var publicOnly = false
   /// `--ignore-stdin`.
@@ -128,7 +132,11 @@ public struct Surf: Sendable {
     if let name = options.session {
       session = try Session(fileURL: Session.fileURL(name: name, for: spec.url, configDirectory: configDirectory))
     }
-    let networking = try makeNetworking(options: options, cookies: session?.jar)
+    let networking = try makeNetworking(
+      options: options,
+      cookies: session?.jar,
+      transport: options.offline ? .custom(DryRunTransport()) : nil
+    )
     if let auth = try authentication(options: options, session: &session) {
       switch auth.type {
       case "bearer": networking.authenticate(bearerToken: auth.credentials)
@@ -137,7 +145,13 @@ public struct Surf: Sendable {
         networking.authenticate(username: user, password: password)
       }
     }
-    let endpoint = SurfEndpoint(request: spec.request(storePolicy: options.offline ? .offline : .unspecified))
+    let endpoint = SurfEndpoint(
+      request: spec.request(storePolicy: options.storeIfUnreachable && !options.offline ? .offline : .unspecified)
+    )
+    if options.offline {
+      // A dry run changes nothing: no session is saved.
+      return try await dryRun(endpoint, spec: spec, networking: networking, options: options)
+    }
     let status: SurfExitStatus
     if options.download {
       status = try await download(endpoint, spec: spec, networking: networking, options: options)
@@ -184,8 +198,17 @@ public struct Surf: Sendable {
 
   // MARK: - The networking
 
-  func makeNetworking(options: SurfOptions, cookies: CookieJar?) throws(SurfError) -> Networking<SurfEndpoint> {
-    let transport: TransportKind
+  /// The networking of a run.
+  /// - Parameters:
+  ///   - options: The options.
+  ///   - cookies: The session's cookie jar.
+  ///   - override: The transport to use instead of `--transport`'s (the dry run's).
+  func makeNetworking(
+    options: SurfOptions,
+    cookies: CookieJar?,
+    transport override: TransportKind? = nil
+  ) throws(SurfError) -> Networking<SurfEndpoint> {
+    var transport: TransportKind
     switch options.transport.lowercased() {
     #if canImport(MalibuCurl)
     case "curl": transport = .curl
@@ -193,6 +216,7 @@ public struct Surf: Sendable {
     case "urlsession": transport = .urlSession
     default: throw SurfError.usage("--transport: '\(options.transport)' is not curl or urlsession")
     }
+    if let override { transport = override }
     let networking = Networking<SurfEndpoint>(
       sessionConfiguration: .ephemeral,
       transport: transport,
@@ -283,6 +307,29 @@ public struct Surf: Sendable {
       }
     }
     return checked(response.statusCode, options: options)
+  }
+
+  /// `--offline`: the request goes through Malibu's whole path (authentication, header fields, encoding) to
+  /// ``DryRunTransport``, which sends nothing; its head and body are printed, by default both (`--print HB`).
+  func dryRun(
+    _ endpoint: SurfEndpoint,
+    spec: RequestSpec,
+    networking: Networking<SurfEndpoint>,
+    options: SurfOptions
+  ) async throws(SurfError) -> SurfExitStatus {
+    let response: Response
+    do {
+      response = try await networking.request(endpoint).value
+    } catch {
+      throw Self.failure(error, target: "\(spec.method) \(spec.url.absoluteString)")
+    }
+    let selection = options.print ?? PrintSelection(requestHead: true, requestBody: true)
+    let formatter = Formatter(
+      pretty: options.pretty ?? Pretty(colors: console.outputIsTerminal, format: console.outputIsTerminal)
+    )
+    if selection.requestHead { console.output(formatter.requestHead(response.request)) }
+    if selection.requestBody, let body = Self.describe(spec.body) { console.output(body + "\n") }
+    return .success
   }
 
   func checked(_ statusCode: Int, options: SurfOptions) -> SurfExitStatus {
@@ -389,7 +436,7 @@ public struct Surf: Sendable {
 
   func failure(_ error: any Error, options: SurfOptions, spec: RequestSpec) -> SurfError {
     let failure = Self.failure(error, target: "\(spec.method) \(spec.url.absoluteString)")
-    if options.offline, let transportError = Self.transportError(in: error),
+    if options.storeIfUnreachable, let transportError = Self.transportError(in: error),
       Networking<SurfEndpoint>.offlineErrorCodes.contains(transportError.code)
     {
       let host = spec.url.host ?? ""

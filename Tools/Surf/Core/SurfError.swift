@@ -7,7 +7,7 @@
 /// | 2 | a timeout (connect, idle or total) |
 /// | 3, 4, 5 | with `--check-status`: a 3xx (redirects not followed), 4xx or 5xx response |
 /// | 6 | more redirects than `--max-redirects` |
-/// | 7 | `--offline`: the host could not be reached; the request was stored for `surf replay` |
+/// | 7 | `--store-if-unreachable`: the host could not be reached; the request was stored for `surf replay` |
 /// | 64 | the command line does not parse (swift-argument-parser's usage error) |
 /// | 130 | interrupted (Ctrl-C) |
 public struct SurfExitStatus: Hashable, Sendable, CustomStringConvertible {
