@@ -105,6 +105,24 @@ import Testing
     #expect(coloured.text.contains("\n    \u{1B}"), "four-space indentation")
   }
 
+  /// HTTPie 3.2.4: `--headers, -h  Print only the response headers. Shortcut for --print=h.`; help is `--help`.
+  @Test func headersFlagPrintsTheResponseHeadAlone() async throws {
+    defer { sandbox.remove() }
+    for flag in ["-h", "--headers"] {
+      let run = try await sandbox.run([flag, try await url("/get")])
+      #expect(run.status == 0, "\(run)")
+      #expect(run.text.hasPrefix("HTTP 200 OK\n"), "\(run)")
+      #expect(run.text.contains("Content-Type: application/json\n"), "\(run)")
+      #expect(!run.text.contains("\"args\""), "no body: \(run)")
+      #expect(run.text.hasSuffix("\n\n"), "\(run)")
+    }
+    let help = try await sandbox.run(["--help"])
+    #expect(help.status == 0, "\(help)")
+    #expect(help.text.contains("USAGE:"), "\(help)")
+    let sendHelp = try await sandbox.run(["send", "--help"])
+    #expect(sendHelp.text.contains("-h, --headers"), "\(sendHelp)")
+  }
+
   @Test func basicAndBearerAuth() async throws {
     defer { sandbox.remove() }
     let good = try await sandbox.run(["--check-status", "-a", "surfer:wave", try await url("/basic-auth/surfer/wave")])

@@ -81,6 +81,11 @@ import Testing
     #expect(throws: SurfError.self) { _ = try PrintSelection(letters: letters) }
   }
 
+  /// HTTPie's `--headers, -h`: "Print only the response headers. Shortcut for --print=h."
+  @Test func headersIsTheLetterH() throws {
+    #expect(PrintSelection.responseHeaders == (try PrintSelection(letters: "h")))
+  }
+
   @Test func defaultSelectionDependsOnTheTerminal() {
     #expect(PrintSelection.standard(terminal: true) == PrintSelection(responseHead: true, responseBody: true))
     #expect(PrintSelection.standard(terminal: false) == PrintSelection(responseBody: true))

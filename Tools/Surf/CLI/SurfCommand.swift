@@ -27,7 +27,9 @@ struct SurfCommand: AsyncParsableCommand {
       redirects, 7 stored by --store-if-unreachable, 64 a command line that does not parse, 130 interrupted.
       """,
     subcommands: [Send.self, Replay.self],
-    defaultSubcommand: Send.self
+    defaultSubcommand: Send.self,
+    // HTTPie's: `-h` is `--headers`, help is `--help` alone.
+    helpNames: [.long]
   )
 }
 
@@ -46,7 +48,8 @@ func finish(_ run: () async throws(SurfError) -> SurfExitStatus) async throws {
 struct Send: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "send",
-    abstract: "Send a request: surf [METHOD] URL [ITEM …] (the default command)."
+    abstract: "Send a request: surf [METHOD] URL [ITEM …] (the default command).",
+    helpNames: [.long]
   )
 
   @Flag(name: [.short, .long], help: "Data items make a form (multipart with file fields), not JSON.")
@@ -57,6 +60,8 @@ struct Send: AsyncParsableCommand {
   var print: String?
   @Flag(name: [.short, .long], help: "Print the whole exchange (--print HBhb).")
   var verbose = false
+  @Flag(name: [.customShort("h"), .long], help: "Print only the response headers (--print h).")
+  var headers = false
   @Option(help: "all, colors, format or none (default: all on a terminal, none when piped).")
   var pretty: String?
   @Flag(help: "Exit with 3, 4 or 5 on a 3xx, 4xx or 5xx response.")
@@ -108,6 +113,7 @@ struct Send: AsyncParsableCommand {
       var options = SurfOptions()
       options.style = multipart ? .multipart : form ? .form : .json
       if verbose { options.print = .verbose }
+      if headers { options.print = .responseHeaders }
       if let print { options.print = try PrintSelection(letters: print) }
       if let pretty { options.pretty = try Pretty(name: pretty) }
       options.checkStatus = checkStatus
@@ -137,7 +143,9 @@ struct Send: AsyncParsableCommand {
 
 struct Replay: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Send the requests --store-if-unreachable stored, oldest first; those whose host is still unreachable stay."
+    abstract:
+      "Send the requests --store-if-unreachable stored, oldest first; those whose host is still unreachable stay.",
+    helpNames: [.long]
   )
 
   @Option(help: "curl or urlsession.")

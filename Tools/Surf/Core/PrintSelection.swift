@@ -56,6 +56,9 @@ public struct PrintSelection: Hashable, Sendable {
     PrintSelection(responseHead: terminal, responseBody: true)
   }
 
+  /// `-h`/`--headers`: the response's head alone (HTTPie's `--headers`, `--print h`).
+  public static let responseHeaders = PrintSelection(responseHead: true)
+
   /// `-v`: everything.
   public static let verbose = PrintSelection(
     requestHead: true,
