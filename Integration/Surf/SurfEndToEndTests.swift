@@ -318,7 +318,9 @@ import Testing
   @Test func offlineIsADryRun() async throws {
     defer { sandbox.remove() }
     let port = try refusedPort()
-    let dry = try await sandbox.run(["--offline", "DELETE", "http://127.0.0.1:\(port)/boards/1", "X-Board:2", "board=balsa"])
+    let dry = try await sandbox.run([
+      "--offline", "DELETE", "http://127.0.0.1:\(port)/boards/1", "X-Board:2", "board=balsa",
+    ])
     #expect(dry.status == 0, "\(dry)")
     #expect(dry.text.hasPrefix("DELETE /boards/1\nHost: 127.0.0.1:\(port)\n"), "\(dry)")
     #expect(dry.text.contains("X-Board: 2\n"), "\(dry)")
@@ -326,6 +328,30 @@ import Testing
     #expect(dry.stderr.isEmpty, "\(dry)")
     let nothingStored = try await sandbox.run(["replay"])
     #expect(nothingStored.stderr.contains("0 replayed, 0 still stored"), "\(nothingStored)")
+  }
+
+  /// HTTPie's docs, "Nested JSON": `http --offline --print=B pie.dev/post category=tools search[type]=id
+  /// search[id]:=1` prints `{"category": "tools", "search": {"id": 1, "type": "id"}}`; surf's keys are sorted, and
+  /// compact when piped. A type clash is HTTPie's error, exit status 1, nothing sent.
+  @Test func nestedJSONItems() async throws {
+    defer { sandbox.remove() }
+    let run = try await sandbox.run([
+      "--offline", "--print=B", "pie.dev/post", "category=tools", "search[type]=id", "search[id]:=1",
+    ])
+    #expect(run.status == 0, "\(run)")
+    #expect(run.text == "{\"category\":\"tools\",\"search\":{\"id\":1,\"type\":\"id\"}}\n", "\(run)")
+    let sent = try await sandbox.run([try await url("/post"), "a[b][c]:=true", "a[d][]=x"])
+    #expect(
+      try sent.json()["json"] as? NSDictionary == ["a": ["b": ["c": true], "d": ["x"]]] as NSDictionary,
+      "\(sent)"
+    )
+    let clash = try await sandbox.run([try await url("/post"), "a=1", "a[b]=2"])
+    #expect(clash.status == 1, "\(clash)")
+    #expect(
+      clash.stderr == "surf: Type Error: Cannot perform 'key' based access on 'a' which has a type of 'string' but "
+        + "this operation requires a type of 'object'.\na[b]\n ^^^\n",
+      "\(clash)"
+    )
   }
 
   @Test func urlSessionTransportToo() async throws {

@@ -21,6 +21,9 @@ import Testing
     ("photo@board.jpg;type=image/png", .file(name: "photo", path: "board.jpg", mimeType: "image/png")),
     ("@body.json", .bodyFile(path: "body.json")),
     ("a\\:b=c", .field(name: "a:b", value: "c")),
+    // A backslash before another character stays, for the nested JSON path (HTTPie's rule).
+    ("a\\[b\\]=c", .field(name: "a\\[b\\]", value: "c")),
+    ("a\\\\b=c", .field(name: "a\\\\b", value: "c")),
     ("a\\=b==c", .query(name: "a=b", value: "c")),
     ("path\\@x=1", .field(name: "path@x", value: "1")),
     ("email=a@b.example", .field(name: "email", value: "a@b.example")),

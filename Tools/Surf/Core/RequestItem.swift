@@ -13,7 +13,9 @@ import Foundation
 /// | `field@file` | a file field of a multipart body, streamed from disk (`field@file;type=image/png`) |
 /// | `@file` | the whole body, streamed from the file |
 ///
-/// A backslash makes the next character literal: `'a\:b=c'` is the field `a:b`.
+/// A backslash before a separator's character (`:`, `=`, `@`, `;`) makes it literal: `'a\:b=c'` is the field `a:b`.
+/// Before any other character it stays, as HTTPie's does, for the ``NestedJSON`` path of a body field:
+/// `'a\[b\]=c'` is the field `a\[b\]`, which the JSON body reads as the key `a[b]`.
 public enum RequestItem: Hashable, Sendable {
   /// A header field; `nil` value for `Name:` with nothing after it, `""` for `Name;`.
   case header(name: String, value: String)
@@ -34,6 +36,8 @@ public enum RequestItem: Hashable, Sendable {
 
   /// The separators, longest first at each position, so that `:=@` wins over `:=` and `:`.
   private static let separators = [":=@", "=@", ":=", "==", "=", "@", ":", ";"]
+  /// The characters a backslash escapes in a name.
+  private static let separatorCharacters: Set<Character> = [":", "=", "@", ";"]
 
   /// Parses one item.
   /// - Parameter text: The argument as the shell passed it.
@@ -45,7 +49,9 @@ public enum RequestItem: Hashable, Sendable {
     while index < characters.count {
       let character = characters[index]
       if character == "\\", index + 1 < characters.count {
-        name.append(characters[index + 1])
+        let next = characters[index + 1]
+        if !Self.separatorCharacters.contains(next) { name.append(character) }
+        name.append(next)
         index += 2
         continue
       }

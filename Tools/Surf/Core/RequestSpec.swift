@@ -21,7 +21,8 @@ public struct RequestSpec: Sendable {
   public enum Body: Sendable {
     /// No body.
     case none
-    /// A JSON object from `field=value` and `field:=json` items.
+    /// A JSON object (or a top-level array) from `field=value` and `field:=json` items, their names read as
+    /// ``NestedJSON`` paths.
     case json(ParameterValue)
     /// A form from `field=value` items, in order.
     case form([(name: String, value: String)])
@@ -60,7 +61,7 @@ public struct RequestSpec: Sendable {
     var headers: [(name: String, value: String)] = []
     var query: [(name: String, value: String)] = []
     var fields: [(name: String, value: String)] = []
-    var json: [String: ParameterValue] = [:]
+    var json: [(name: String, value: ParameterValue)] = []  // in order: HTTPie's nested JSON paths
     var rawJSONNames: [String] = []
     var files: [(name: String, path: URL, mimeType: String?)] = []
     var bodyFile: URL?
@@ -74,16 +75,16 @@ public struct RequestSpec: Sendable {
       case .query(let name, let value): query.append((name, value))
       case .field(let name, let value):
         fields.append((name, value))
-        json[name] = .string(value)
+        json.append((name, .string(value)))
       case .fieldFromFile(let name, let path):
         let value = try Self.readText(resolve(path), for: name)
         fields.append((name, value))
-        json[name] = .string(value)
+        json.append((name, .string(value)))
       case .rawJSON(let name, let text):
-        json[name] = try Self.parseJSON(Data(text.utf8), for: name)
+        json.append((name, try Self.parseJSON(Data(text.utf8), for: name)))
         rawJSONNames.append(name)
       case .rawJSONFromFile(let name, let path):
-        json[name] = try Self.parseJSON(try Self.read(resolve(path), for: name), for: name)
+        json.append((name, try Self.parseJSON(try Self.read(resolve(path), for: name), for: name)))
         rawJSONNames.append(name)
       case .file(let name, let path, let mimeType):
         let url = resolve(path)
@@ -113,7 +114,7 @@ public struct RequestSpec: Sendable {
       }
       body = .form(fields)
     } else if hasItemBody {
-      body = .json(.object(json))
+      body = .json(try NestedJSON.body(json))
       if !headers.contains(where: { $0.name.lowercased() == "accept" }) {
         headers.insert(("Accept", "application/json, */*;q=0.5"), at: 0)
       }
