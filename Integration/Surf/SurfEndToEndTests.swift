@@ -236,6 +236,36 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: partial.path))
   }
 
+  /// HTTPie's `--continue` on a partial file another tool left (no `.partial` of surf's own): httpbin's `/range`
+  /// answers `Range: bytes=<size>-` with a `206` that is appended; `/bytes` ignores ranges, so its `200` is the whole
+  /// file, which replaces the partial one; run again on the finished file, the `416` says it is complete.
+  @Test func continueResumesAPartialFileOfAnotherTool() async throws {
+    defer { sandbox.remove() }
+    let size = 10_000
+    let alphabet = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+    let whole = Data((0..<size).map { alphabet[$0 % 26] })
+    let file = sandbox.work.appendingPathComponent("range.bin")
+    try whole.prefix(4000).write(to: file)
+    let source = try await url("/range/\(size)")
+    let resumed = try await sandbox.run(["-d", "-c", "-o", "range.bin", source])
+    #expect(resumed.status == 0, "\(resumed)")
+    #expect(resumed.stderr.contains("(resumed from 4.0 kB)"), "\(resumed)")
+    #expect(try Data(contentsOf: file) == whole)
+
+    let again = try await sandbox.run(["-d", "-c", "--check-status", "-o", "range.bin", source])
+    #expect(again.status == 0, "\(again)")
+    #expect(try Data(contentsOf: file) == whole)
+
+    let bytes = try await url("/bytes/1024?seed=7")
+    let expected = try await sandbox.run([bytes]).stdout
+    #expect(expected.count == 1024)
+    let other = sandbox.work.appendingPathComponent("bytes.bin")
+    try Data(repeating: 0x2A, count: 100).write(to: other)
+    let whole200 = try await sandbox.run(["-d", "-c", "-o", "bytes.bin", bytes])
+    #expect(whole200.status == 0, "\(whole200)")
+    #expect(try Data(contentsOf: other) == expected, "the server ignored the range: the whole file")
+  }
+
   /// `--max-download-size`: a body that never ends (the fault server's `/download/endless`) stops at the limit with
   /// one line and exit status 1, leaving no file; a body within the limit is written; a size that is not one is a
   /// usage error.

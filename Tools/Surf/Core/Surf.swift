@@ -2,6 +2,14 @@ public import Foundation
 import HTTPTypes
 public import Malibu
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The request of one `surf` run, as a Malibu endpoint: its resource is an absolute URL, so there is no base URL
 /// (credentials then go to the origin of the first request only; see `Networking.authenticate`).
 public struct SurfEndpoint: RequestConvertible {
@@ -372,20 +380,36 @@ public struct Surf: Sendable {
   ) async throws(SurfError) -> SurfExitStatus {
     let destination = destination(for: spec.url, options: options)
     let bar = console.errorIsTerminal ? ProgressBar(width: console.width, write: console.error) : nil
-    if let bar {
+    // A partial file another tool left: continued from its size, as HTTPie's --continue (surf's own go on below).
+    let partial = options.resume ? PartialFile.size(at: destination) : nil
+    if let bar, partial == nil {
       networking.progress = { event in bar.update(done: event.progress.downloaded, total: event.progress.downloadTotal)
       }
     }
     let start = ContinuousClock.now
     let file: DownloadedFile
     do {
-      file = try await networking.download(
-        endpoint,
-        to: destination,
-        resume: options.resume,
-        maxBytes: options.maxDownloadSize
-      ).value
+      if let partial {
+        file = try await continuePartial(
+          at: destination,
+          from: partial,
+          spec: spec,
+          networking: networking,
+          options: options,
+          bar: bar
+        )
+      } else {
+        file = try await networking.download(
+          endpoint,
+          to: destination,
+          resume: options.resume,
+          maxBytes: options.maxDownloadSize
+        ).value
+      }
       bar?.finish()
+    } catch let error as SurfError {
+      bar?.finish()
+      throw error
     } catch let error as NetworkError where error.code == .unacceptableStatusCode && error.response != nil {
       // A status that is not a file: nothing was written. --check-status gives it HTTPie's exit status.
       bar?.finish()
@@ -412,7 +436,114 @@ public struct Surf: Sendable {
       "Done. \(ProgressLine.size(file.byteCount)) in \(String(format: "%.2f", seconds)) s "
         + "(\(ProgressLine.size(Int64(Double(received) / seconds)))/s)\(resumed): \(file.location.path)\n"
     )
-    return checked(file.head.status.code, options: options)
+    // A 416 to a resumed download whose file was complete already is a success.
+    let complete = file.head.status.code == 416 && file.resumedFrom == file.byteCount
+    return checked(complete ? 200 : file.head.status.code, options: options)
+  }
+
+  /// `--continue` on a partial file of another tool (``PartialFile``): asks for the bytes from its size on, then
+  /// appends a `206` that continues it, writes a whole `200` beside it and renames it into place, or finds a `416`
+  /// that says it is complete.
+  func continuePartial(
+    at destination: URL,
+    from offset: Int64,
+    spec: RequestSpec,
+    networking: Networking<SurfEndpoint>,
+    options: SurfOptions,
+    bar: ProgressBar?
+  ) async throws -> DownloadedFile {
+    var ranged = spec
+    ranged.headers.removeAll { ["range", "if-range", "accept-encoding"].contains($0.name.lowercased()) }
+    ranged.headers += [("Range", "bytes=\(offset)-"), ("Accept-Encoding", "identity")]
+    let response = try await networking.stream(SurfEndpoint(request: ranged.request()))
+    let head = response.head
+    let decision = PartialFile.decide(
+      status: head.status.code,
+      contentRange: head.headerFields[.contentRange],
+      contentEncoding: head.headerFields[.contentEncoding],
+      offset: offset
+    )
+    let file = { (count: Int64, resumed: Int64?) in
+      DownloadedFile(
+        location: destination,
+        head: head,
+        responseURL: response.url,
+        byteCount: count,
+        resumedFrom: resumed
+      )
+    }
+    let expected: Int64?
+    let total: Int64?
+    let handle: FileHandle
+    var temporary: URL?
+    switch decision {
+    case .complete:
+      return file(offset, offset)
+    case .notAFile:
+      let code = head.status.code
+      let status = options.checkStatus ? SurfExitStatus.checking(code) : .error
+      throw SurfError(status: status == .success ? .error : status, message: "download failed: HTTP \(code)")
+    case .mismatch(let message):
+      throw SurfError(status: .error, message: "download failed (rangeMismatch): \(message)")
+    case .append(let length, let complete):
+      if let maxBytes = options.maxDownloadSize, offset + length > maxBytes {
+        throw Self.tooLarge(
+          "the response announces \(offset + length) bytes, more than the download's limit of \(maxBytes)"
+        )
+      }
+      expected = length
+      total = complete ?? offset + length
+      handle = try FileHandle(forWritingTo: destination)
+      try handle.seekToEnd()
+    case .writeWhole:
+      expected = head.headerFields[.contentLength].flatMap { Int64($0) }
+      total = expected
+      if let maxBytes = options.maxDownloadSize, let expected, expected > maxBytes {
+        throw Self.tooLarge("the response announces \(expected) bytes, more than the download's limit of \(maxBytes)")
+      }
+      let directory = destination.deletingLastPathComponent()
+      let name = ".\(destination.lastPathComponent).\(UUID().uuidString).download"
+      temporary = directory.appendingPathComponent(name)
+      guard let temporary, FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+        throw SurfError(status: .error, message: "download failed: cannot create a file in \(directory.path)")
+      }
+      handle = try FileHandle(forWritingTo: temporary)
+    }
+    defer { try? handle.close() }
+    let start = temporary == nil ? offset : 0
+    var written: Int64 = 0
+    do {
+      for try await chunk in response.body {
+        if let maxBytes = options.maxDownloadSize, start + written + Int64(chunk.count) > maxBytes {
+          throw Self.tooLarge("the body went past the download's limit of \(maxBytes) bytes")
+        }
+        try handle.write(contentsOf: chunk)
+        written += Int64(chunk.count)
+        bar?.update(done: start + written, total: total)
+      }
+      if let expected, written != expected {
+        throw SurfError(
+          status: .error,
+          message: "download failed (\(temporary == nil ? "rangeMismatch" : "lengthMismatch")): the body carried "
+            + "\(written) bytes where the response announced \(expected)"
+        )
+      }
+      try handle.synchronize()
+      if let temporary {
+        guard rename(temporary.path, destination.path) == 0 else {
+          throw SurfError(status: .error, message: "download failed: cannot move the file to \(destination.path)")
+        }
+        return file(written, nil)
+      }
+      return file(offset + written, offset)
+    } catch {
+      if let temporary { try? FileManager.default.removeItem(at: temporary) }
+      throw error
+    }
+  }
+
+  static func tooLarge(_ message: String) -> SurfError {
+    SurfError(status: .error, message: "download failed (bodyTooLarge): \(message)")
   }
 
   /// Where a download goes: `--output`, else the URL's last path component (`index.html` for `/`) in the current
