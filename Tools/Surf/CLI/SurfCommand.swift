@@ -21,7 +21,7 @@ struct SurfCommand: AsyncParsableCommand {
       """,
     discussion: """
       ITEM: Header:Value, name==query, field=value, field:=json, field=@file, field:=@file, field@file (a multipart \
-      file), @file (the body).
+      file), @file (the body). JSON field names are HTTPie 3's nested paths: a[b]=c, a[]:=1, a[0]=x.
 
       Exit status: 0 done, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx response with --check-status, 6 too many \
       redirects, 7 stored by --store-if-unreachable, 64 a command line that does not parse, 130 interrupted.

@@ -35,7 +35,7 @@ public struct SurfOptions: Sendable {
   public var checkStatus = false
   /// `--download`.
   public var download = false
-  /// `--continue`.
+  /// `--continue`: go on from surf's own `<file>.partial`, or from a partial file another tool left (``PartialFile``).
   public var resume = false
   /// `--max-download-size`, in bytes: the largest file a download writes, or `nil` for no limit.
   public var maxDownloadSize: Int64?
