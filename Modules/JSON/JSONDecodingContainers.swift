@@ -339,15 +339,15 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     try nextScalar(type) { try $0.integerValue($1, type) }
   }
 
-  /// Reads the next element with `read` (handed the document and the element's tape index, as a closure capturing
+  /// Reads the next element with `readValue` (handed the document and the element's tape index, as a closure capturing
   /// `self` would overlap this mutating access), adds its coding path to a type mismatch, and steps over it.
   @inline(__always) private mutating func nextScalar<T>(
     _ type: T.Type,
-    _ read: (JSONDocument, Int) throws -> T
+    _ readValue: (JSONDocument, Int) throws -> T
   ) throws -> T {
     let index = try next(type)
     do {
-      let value = try read(document, index)
+      let value = try readValue(document, index)
       advance()
       return value
     } catch let mismatch as ScalarMismatch {
@@ -356,10 +356,10 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
   }
 
   /// `nextScalar(_:_:)` for `decodeIfPresent`: nil (and a step) when the next element is `null` or past the end.
-  @inline(__always) private mutating func presentScalar<T>(_ read: (JSONDocument, Int) throws -> T) throws -> T? {
+  @inline(__always) private mutating func presentScalar<T>(_ readValue: (JSONDocument, Int) throws -> T) throws -> T? {
     guard let index = presentNext() else { return nil }
     do {
-      let value = try read(document, index)
+      let value = try readValue(document, index)
       advance()
       return value
     } catch let mismatch as ScalarMismatch {

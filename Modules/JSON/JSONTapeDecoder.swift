@@ -216,10 +216,10 @@ extension JSONDocument {
   @inline(__always) func scalar<T>(
     _ node: JSONPathNode?,
     _ key: (any CodingKey)?,
-    _ read: () throws -> T
+    _ readValue: () throws -> T
   ) throws -> T {
     do {
-      return try read()
+      return try readValue()
     } catch let mismatch as ScalarMismatch {
       throw mismatch.error(at: fullPath(node, key))
     }
