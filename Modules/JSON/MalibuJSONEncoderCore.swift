@@ -64,7 +64,7 @@ final class StreamingEncoder: Encoder {
   let options: EncoderOptions
   /// Everything that changes while encoding, in one struct: a container's common write is one access to it.
   var state: EncoderState
-  var out: [UInt8] {
+  var out: OutputBuffer {
     get { state.out }
     _modify { yield &state.out }
   }
@@ -98,13 +98,14 @@ final class StreamingEncoder: Encoder {
     self.options = options
     // Built before the instance exists, so setting it up costs no access checks.
     var state = EncoderState()
-    state.out.reserveCapacity(256)
     state.frames.reserveCapacity(8)
     state.members.reserveCapacity(16)
     // The top-level value's place.
     state.frames.append(EncoderFrame(kind: .slot, id: 0, key: nil, isNested: false, depth: 1))
     self.state = state
   }
+
+  deinit { state.out.deallocate() }
 
   var codingPath: [any CodingKey] { encoderPath(current) }
 
@@ -473,7 +474,7 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodabl
 /// The mutable state of a ``StreamingEncoder``. Its mutating methods do a whole common write (check the frame, key,
 /// value) inside one access, where the class's properties would cost a dynamic exclusivity check per touch.
 struct EncoderState {
-  var out: [UInt8] = []
+  var out = OutputBuffer(capacity: 512)
   var frames: [EncoderFrame] = []
   var members: [EncoderMember] = []
   var failure: EncoderFailure?
@@ -499,8 +500,11 @@ struct EncoderState {
     return id
   }
 
-  /// What an encode ended with: why it gave up (if it did), whether it went too deep, the output.
-  var outcome: (EncoderFailure?, Bool, [UInt8]) { (failure, tooDeep, out) }
+  /// What an encode ended with: why it gave up (if it did), whether it went too deep, the output's block and count
+  /// (the caller frees the block).
+  mutating func takeOutcome() -> (EncoderFailure?, Bool, (UnsafeMutablePointer<UInt8>, Int)) {
+    (failure, tooDeep, out.take())
+  }
 
   /// Makes the place `parent` the encoder's own; returns the encoder's place before, the place's id and where the
   /// output ends.
@@ -619,7 +623,7 @@ struct EncoderState {
     _ id: Int,
     key: String,
     options: EncoderOptions,
-    _ value: (inout [UInt8]) -> Void
+    _ value: (inout OutputBuffer) -> Void
   ) -> Bool {
     guard isTop(index, id) else { return false }
     var key = key
@@ -668,7 +672,7 @@ extension EncoderState {
       let start = members[base + index].keyStart - 1
       return start..<(base + index + 1 < members.count ? members[base + index + 1].separatorStart : end)
     }
-    func key(_ index: Int) -> ArraySlice<UInt8> {
+    func key(_ index: Int) -> UnsafeBufferPointer<UInt8> {
       out[members[base + index].keyStart..<members[base + index].keyEnd]
     }
     var isSorted = true
@@ -689,7 +693,7 @@ extension EncoderState {
       }
       sorted.append(contentsOf: out[contents(index)])
     }
-    out.replaceSubrange(start..<end, with: sorted)
+    out.overwrite(at: start, with: sorted)
   }
 
   /// Opens an object or array in the value place `index` (a slot), or returns the one already there.

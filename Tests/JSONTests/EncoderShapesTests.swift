@@ -76,6 +76,8 @@ let sampleStrings: [String] = [
   "\u{0}\u{1}\u{7}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{E}\u{F}\u{10}\u{1F}\u{7F}",
   "tab\tnewline\nreturn\r", "é ñ ü 中文 日本語 한국어", "emoji 👍🏽 🇫🇷", "\u{2028}\u{2029}", "\u{FEFF}bom",
   String(repeating: "long ", count: 200),
+  // Escapes that outgrow the output buffer's first block while they are written.
+  String(repeating: "\u{1}\"/", count: 300),
 ]
 
 @Suite struct EncoderShapesTests {
