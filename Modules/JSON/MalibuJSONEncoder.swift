@@ -104,12 +104,18 @@ public struct MalibuJSONEncoder: Sendable {
     } catch {
       result = .failure(error)
     }
-    let (failure, tooDeep, (block, count)) = writer.state.takeOutcome()
-    if failure == nil, !tooDeep, case .success = result { return .bytes(block, count) }
+    let (failure, tooDeep, empty, (block, count)) = writer.state.finish(options: options)
+    if failure == nil, !empty, !tooDeep, case .success = result { return .bytes(block, count) }
     free(block)
     switch failure {
     case nil:
       try result.get()
+      if empty {
+        throw EncodingError.invalidValue(
+          value,
+          EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values.")
+        )
+      }
       throw EncodingError.invalidValue(
         value,
         EncodingError.Context(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON.")

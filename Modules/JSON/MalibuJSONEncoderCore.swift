@@ -21,15 +21,18 @@ struct EncoderFrame {
   /// The nesting a container here has (1 at the top).
   let depth: Int
   var count = 0
-  /// Where this object's members start in `members`.
+  /// Where this object's members start in `members` (kept with `sortedKeys` only).
   var memberBase = 0
+  /// Where this object's `{` is in the output.
+  var start = 0
+  /// Two bits per key hash of a small object: a key whose bits are all set already may be a repeat.
+  var keyBits: UInt64 = 0
   /// Hashes of the keys of a big object, to find a key written twice without a scan.
   var keyHashes: Set<UInt64>?
 }
 
 /// One member written into an open object: where its separator and key are in the output.
 struct EncoderMember {
-  let hash: UInt64
   let separatorStart: Int
   /// The key's contents, without the quotes.
   let keyStart: Int
@@ -99,7 +102,6 @@ final class StreamingEncoder: Encoder {
     // Built before the instance exists, so setting it up costs no access checks.
     var state = EncoderState()
     state.frames.reserveCapacity(8)
-    state.members.reserveCapacity(16)
     // The top-level value's place.
     state.frames.append(EncoderFrame(kind: .slot, id: 0, key: nil, isNested: false, depth: 1))
     self.state = state
@@ -111,14 +113,9 @@ final class StreamingEncoder: Encoder {
 
   var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
+  /// Writes the top-level value into the top place, which is this encoder's own already.
   func encodeTopLevel<T: Encodable>(_ value: T) throws {
-    try writeValue(value, at: 0, key: nil)
-    if state.finishTopLevel(options: options) {
-      throw EncodingError.invalidValue(
-        value,
-        EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values.")
-      )
-    }
+    if try !writeScalar(value, at: 0, key: nil) { try value.encode(to: self) }
   }
 
   // MARK: Paths
@@ -238,6 +235,15 @@ final class StreamingEncoder: Encoder {
   /// Writes `value` at the output's end: in the object or array on frame `parent` under `key`, or, when `key` is
   /// `nil`, as the value of this encoder's own place (a single-value container, the top level).
   func writeValue<T: Encodable>(_ value: T, at parent: Int, key: (any CodingKey)?) throws {
+    if try !writeScalar(value, at: parent, key: key) {
+      try writeEncoded(at: parent, key: key) { try value.encode(to: $0) }
+    }
+  }
+
+  /// Writes `value` as ``writeValue(_:at:key:)`` does when it is a type the encoder writes itself (a string, number,
+  /// date, array of numbers…); `false` for other types, which encode themselves.
+  @inline(__always)
+  private func writeScalar<T: Encodable>(_ value: T, at parent: Int, key: (any CodingKey)?) throws -> Bool {
     if T.self == String.self {
       writeString(unsafeBitCast(value, to: String.self))
     } else if T.self == Int.self {
@@ -255,12 +261,13 @@ final class StreamingEncoder: Encoder {
     } else if T.self == Decimal.self {
       writeRaw(unsafeBitCast(value, to: Decimal.self).description)
     } else if try writeDirectArray(value, at: parent, key: key) {
-      return
+      return true
     } else if !options.defaultKeys, let dictionary = value as? any StringKeyedDictionary {
       try writeStringKeyedDictionary(dictionary.entries, at: parent, key: key)
     } else {
-      try writeEncoded(at: parent, key: key) { try value.encode(to: $0) }
+      return false
     }
+    return true
   }
 
   /// Runs `body` with this encoder writing the value under `key` in a new place, or in its own place when `key` is
@@ -351,6 +358,8 @@ final class StreamingEncoder: Encoder {
   /// Writes arrays of numbers and strings without containers, with the bytes and error paths of the unkeyed
   /// container Foundation uses for them.
   private func writeDirectArray<T>(_ value: T, at parent: Int, key: (any CodingKey)?) throws -> Bool {
+    // Every array is one reference: other sizes need no type comparison.
+    guard MemoryLayout<T>.size == MemoryLayout<[Int]>.size else { return false }
     if T.self == [String].self {
       writeArray(unsafeBitCast(value, to: [String].self), at: parent, key: key) { item, _ in writeString(item) }
     } else if T.self == [Int].self {
@@ -491,7 +500,15 @@ struct EncoderState {
     let id = nextID
     nextID += 1
     frames.append(
-      EncoderFrame(kind: kind, id: id, key: key, isNested: isNested, depth: depth, memberBase: members.count)
+      EncoderFrame(
+        kind: kind,
+        id: id,
+        key: key,
+        isNested: isNested,
+        depth: depth,
+        memberBase: members.count,
+        start: out.count
+      )
     )
     if kind != .slot {
       out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
@@ -500,10 +517,21 @@ struct EncoderState {
     return id
   }
 
-  /// What an encode ended with: why it gave up (if it did), whether it went too deep, the output's block and count
-  /// (the caller frees the block).
-  mutating func takeOutcome() -> (EncoderFailure?, Bool, (UnsafeMutablePointer<UInt8>, Int)) {
-    (failure, tooDeep, out.take())
+  /// Closes the top-level place and hands over the output: why encoding gave up (if it did), whether it went too
+  /// deep, whether the value wrote nothing at all, and the output's block and count (the caller frees the block).
+  mutating func finish(
+    options: EncoderOptions
+  ) -> (failure: EncoderFailure?, tooDeep: Bool, empty: Bool, output: (UnsafeMutablePointer<UInt8>, Int)) {
+    var empty = false
+    if failure == nil {
+      if frames[0].kind == .slot, out.isEmpty {
+        empty = true
+      } else {
+        if frames[0].kind == .slot { frames[0].kind = .done }
+        close(downTo: 0, options: options)
+      }
+    }
+    return (failure, tooDeep, empty, out.take())
   }
 
   /// Makes the place `parent` the encoder's own; returns the encoder's place before, the place's id and where the
@@ -520,17 +548,6 @@ struct EncoderState {
     guard index < frames.count, frames[index].id == id, frames[index].kind == .slot, out.count == start else { return }
     appendEmptyObject(depth: frames[index].depth, pretty: pretty)
     frames[index].kind = .done
-  }
-
-  /// Closes the top-level place when encoding went through; `true` when the value wrote nothing at all.
-  mutating func finishTopLevel(options: EncoderOptions) -> Bool {
-    guard failure == nil else { return false }
-    if frames[0].kind == .slot {
-      if out.isEmpty { return true }
-      frames[0].kind = .done
-    }
-    close(downTo: 0, options: options)
-    return false
   }
 
   /// Opens an object or array in the encoder's own place; returns the place and the container's id (`nil` when
@@ -568,8 +585,6 @@ struct EncoderState {
   /// (``EncoderFailure/restart``) on a key the object already has: Foundation keeps only its last value.
   mutating func appendMember(_ index: Int, key: UnsafeBufferPointer<UInt8>, options: EncoderOptions) {
     let count = frames[index].count
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
     let separatorStart = out.count
     if count > 0 { out.append(UInt8(ascii: ",")) }
     if options.pretty {
@@ -580,26 +595,83 @@ struct EncoderState {
     out.appendEscaped(key, escapingSlashes: options.escapeSlashes)
     let keyEnd = out.count - 1
     if options.pretty { out.appendStatic(" : ") } else { out.append(UInt8(ascii: ":")) }
-    if count > 0 { checkDuplicate(index, hash: hash, keyStart: keyStart, keyEnd: keyEnd) }
-    members.append(EncoderMember(hash: hash, separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
+    checkDuplicate(index, keyStart: keyStart, keyEnd: keyEnd, before: separatorStart)
+    if options.sorted {
+      members.append(EncoderMember(separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
+    }
     frames[index].count = count + 1
   }
 
-  private mutating func checkDuplicate(_ index: Int, hash: UInt64, keyStart: Int, keyEnd: Int) {
-    let base = frames[index].memberBase
+  /// Gives up on the object on frame `index` if the key just written (`keyStart..<keyEnd`) is one of its earlier
+  /// keys, which are in the output before `limit`. A hash filter (bits for a small object, a set for a big one)
+  /// answers most keys; a possible repeat compares with the earlier keys, found by reading the object back.
+  private mutating func checkDuplicate(_ index: Int, keyStart: Int, keyEnd: Int, before limit: Int) {
+    let hash = Self.keyHash(out[keyStart..<keyEnd])
     let count = frames[index].count
     if count >= 16 {
       if frames[index].keyHashes == nil {
-        frames[index].keyHashes = Set(members[base..<(base + count)].map(\.hash))
+        let hashes = Set(keyRanges(index, before: limit).map { Self.keyHash(out[$0]) })
+        frames[index].keyHashes = hashes
       }
       if frames[index].keyHashes?.insert(hash).inserted == true { return }
+    } else {
+      let bits: UInt64 = 1 << (hash & 63) | 1 << (hash >> 6 & 63)
+      let seen = frames[index].keyBits & bits == bits
+      frames[index].keyBits |= bits
+      if count == 0 || !seen { return }
     }
-    for member in members[base..<(base + count)] where member.hash == hash {
-      if out[member.keyStart..<member.keyEnd].elementsEqual(out[keyStart..<keyEnd]) {
-        if failure == nil { failure = .restart }
-        return
+    for range in keyRanges(index, before: limit) where out[range].elementsEqual(out[keyStart..<keyEnd]) {
+      if failure == nil { failure = .restart }
+      return
+    }
+  }
+
+  /// FNV-1a of a key's escaped bytes.
+  private static func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
+  }
+
+  /// Where the keys (their contents, without quotes) of the object on frame `index` are, read back from the output
+  /// the encoder wrote between its `{` and `limit`: complete members, since members nested in them are closed.
+  private func keyRanges(_ index: Int, before limit: Int) -> [Range<Int>] {
+    let quote = UInt8(ascii: "\"")
+    let backslash = UInt8(ascii: "\\")
+    var ranges: [Range<Int>] = []
+    var at = frames[index].start + 1
+    /// The index after the string whose opening quote is at `at`.
+    func skipString(_ at: Int) -> Int {
+      var at = at + 1
+      while out[at] != quote { at += out[at] == backslash ? 2 : 1 }
+      return at + 1
+    }
+    while at < limit {
+      // Separators and (pretty) indentation, then the key.
+      while at < limit, out[at] != quote { at += 1 }
+      guard at < limit else { break }
+      let end = skipString(at)
+      ranges.append((at + 1)..<(end - 1))
+      at = end
+      // The value: up to the next comma outside strings and nested containers.
+      var depth = 0
+      while at < limit {
+        let byte = out[at]
+        if byte == quote {
+          at = skipString(at)
+          continue
+        }
+        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+          depth += 1
+        } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+          depth -= 1
+        } else if byte == UInt8(ascii: ","), depth == 0 {
+          break
+        }
+        at += 1
       }
     }
+    return ranges
   }
 
   /// The common unkeyed write: when frame `index` is on top, appends the separator and returns the new element's index.
@@ -661,7 +733,8 @@ extension EncoderState {
       out.appendIndent(frame.depth - 1)
     }
     out.append(UInt8(ascii: "}"))
-    members.removeLast(members.count - frame.memberBase)
+    // One by one: a few members, where the ranged removal's generic path costs more.
+    while members.count > frame.memberBase { members.removeLast() }
   }
 
   /// Reorders the members of `frame`, the last bytes of the output, by their keys' unescaped bytes.
@@ -707,6 +780,7 @@ extension EncoderState {
       close(downTo: index + 1, options: options)
       frames[index].kind = kind
       frames[index].memberBase = members.count
+      frames[index].start = out.count
       out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
       if frames[index].depth >= StreamingEncoder.maximumDepth { tooDeep = true }
       return frames[index].id

@@ -178,6 +178,12 @@ struct OutputBuffer {
     return UnsafeBufferPointer(start: base.unsafelyUnwrapped + range.lowerBound, count: range.count)
   }
 
+  /// The byte at `index`.
+  subscript(index: Int) -> UInt8 {
+    precondition(index >= 0 && index < count)
+    return base.unsafelyUnwrapped[index]
+  }
+
   /// Overwrites the bytes at `start` with `bytes`, which end at or before `count`.
   mutating func overwrite(at start: Int, with bytes: [UInt8]) {
     precondition(start >= 0 && start + bytes.count <= count)
