@@ -595,30 +595,45 @@ struct EncoderState {
     out.appendEscaped(key, escapingSlashes: options.escapeSlashes)
     let keyEnd = out.count - 1
     if options.pretty { out.appendStatic(" : ") } else { out.append(UInt8(ascii: ":")) }
-    checkDuplicate(index, keyStart: keyStart, keyEnd: keyEnd, before: separatorStart)
+    let hash = Self.keyHash(out[keyStart..<keyEnd])
+    if Self.countMember(&frames[index], hash: hash) {
+      checkDuplicate(index, hash: hash, big: count >= 16, keyStart: keyStart, keyEnd: keyEnd, before: separatorStart)
+    }
     if options.sorted {
       members.append(EncoderMember(separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
     }
-    frames[index].count = count + 1
   }
 
-  /// Gives up on the object on frame `index` if the key just written (`keyStart..<keyEnd`) is one of its earlier
-  /// keys, which are in the output before `limit`. A hash filter (bits for a small object, a set for a big one)
-  /// answers most keys; a possible repeat compares with the earlier keys, found by reading the object back.
-  private mutating func checkDuplicate(_ index: Int, keyStart: Int, keyEnd: Int, before limit: Int) {
-    let hash = Self.keyHash(out[keyStart..<keyEnd])
-    let count = frames[index].count
-    if count >= 16 {
+  /// Counts a member of `frame` whose key has `hash`; `true` when the key may be one the object has already: its
+  /// two hash bits were set by earlier keys, or the object is big (16 keys or more, where a set of hashes decides).
+  @inline(__always)
+  private static func countMember(_ frame: inout EncoderFrame, hash: UInt64) -> Bool {
+    let count = frame.count
+    frame.count = count + 1
+    guard count < 16 else { return true }
+    let bits: UInt64 = 1 << (hash & 63) | 1 << (hash >> 6 & 63)
+    let seen = frame.keyBits & bits == bits
+    frame.keyBits |= bits
+    return count > 0 && seen
+  }
+
+  /// Gives up on the object on frame `index` if the key just written (`keyStart..<keyEnd`, with `hash`) is one of
+  /// its earlier keys, which are in the output before `limit`. A big object first asks its set of hashes; a
+  /// possible repeat compares with the earlier keys, found by reading the object back.
+  private mutating func checkDuplicate(
+    _ index: Int,
+    hash: UInt64,
+    big: Bool,
+    keyStart: Int,
+    keyEnd: Int,
+    before limit: Int
+  ) {
+    if big {
       if frames[index].keyHashes == nil {
         let hashes = Set(keyRanges(index, before: limit).map { Self.keyHash(out[$0]) })
         frames[index].keyHashes = hashes
       }
       if frames[index].keyHashes?.insert(hash).inserted == true { return }
-    } else {
-      let bits: UInt64 = 1 << (hash & 63) | 1 << (hash >> 6 & 63)
-      let seen = frames[index].keyBits & bits == bits
-      frames[index].keyBits |= bits
-      if count == 0 || !seen { return }
     }
     for range in keyRanges(index, before: limit) where out[range].elementsEqual(out[keyStart..<keyEnd]) {
       if failure == nil { failure = .restart }
