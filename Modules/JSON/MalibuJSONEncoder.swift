@@ -64,8 +64,11 @@ public struct MalibuJSONEncoder: Sendable {
   public func encode<T: Encodable>(_ value: T) throws -> Data {
     switch try encodeOutput(value) {
     case .bytes(let block, let count):
-      // The output block becomes the data's storage: no copy.
-      return Data(bytesNoCopy: block, count: count, deallocator: .free)
+      // A big output block becomes the data's storage; a small one is copied, which costs less than the
+      // bookkeeping of a storage with a deallocator.
+      guard count <= 1024 else { return Data(bytesNoCopy: block, count: count, deallocator: .free) }
+      defer { free(block) }
+      return Data(bytes: block, count: count)
     case .foundation(let data):
       return data
     }
