@@ -322,6 +322,22 @@ struct OutputBuffer {
       return
     }
     let slash: UInt64 = escapingSlashes ? 0x2F2F_2F2F_2F2F_2F2F : 0x2222_2222_2222_2222
+    if end <= 16 {
+      // A short string (most keys): copied and checked byte by byte, in the room reserved above.
+      let target = base.unsafelyUnwrapped + count
+      var clean = 0
+      while clean < end {
+        let byte = source[clean]
+        guard byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0x2F || !escapingSlashes else { break }
+        target[clean] = byte
+        clean += 1
+      }
+      if clean == end {
+        count &+= end
+        appendReserved(0x22)
+        return
+      }
+    }
     var mark = 0
     var index = 0
     while index < end {
