@@ -1,6 +1,7 @@
 import Foundation
 
-/// One open place in the output: a pending value, or an object or array still taking members.
+/// One open place in the output: a pending value, or an object or array still taking members. Plain data (its key
+/// is kept beside it in ``FrameStack``), so reading and writing a frame copies no references.
 struct EncoderFrame {
   enum Kind {
     /// A value's place, nothing written yet (becomes `{}` if closed so).
@@ -14,8 +15,6 @@ struct EncoderFrame {
   var kind: Kind
   /// Tells a container whether the frame it was made for is still this one.
   let id: Int
-  /// The key this frame sits under (an index key in arrays); `nil` at the top and for dictionaries written as such.
-  let key: (any CodingKey)?
   /// Made by `nestedContainer`: Foundation leaves such keys out of the paths of encoders and errors below.
   let isNested: Bool
   /// The nesting a container here has (1 at the top).
@@ -27,8 +26,62 @@ struct EncoderFrame {
   var start = 0
   /// Two bits per key hash of a small object: a key whose bits are all set already may be a repeat.
   var keyBits: UInt64 = 0
-  /// Hashes of the keys of a big object, to find a key written twice without a scan.
-  var keyHashes: Set<UInt64>?
+}
+
+/// The stack of open frames. The bottom one, the top-level place, is stored inline: a value whose top-level
+/// object nests no containers costs no frame allocation.
+struct FrameStack {
+  /// A frame above the bottom, with the key it sits under (an index key in arrays; `nil` for dictionaries
+  /// written as such). The bottom place has no key.
+  private struct Entry {
+    var frame: EncoderFrame
+    let key: (any CodingKey)?
+  }
+
+  private var bottom: EncoderFrame
+  private var above: [Entry] = []
+  private(set) var count = 1
+
+  init(_ bottom: EncoderFrame) { self.bottom = bottom }
+
+  subscript(index: Int) -> EncoderFrame {
+    @inline(__always)
+    get {
+      precondition(index >= 0 && index < count)
+      return index == 0 ? bottom : above[index - 1].frame
+    }
+    @inline(__always)
+    set {
+      precondition(index >= 0 && index < count)
+      if index == 0 { bottom = newValue } else { above[index - 1].frame = newValue }
+    }
+  }
+
+  /// Runs `body` on frame `index` in place (the subscript's setter writes a whole frame back).
+  @inline(__always)
+  mutating func update<R>(_ index: Int, _ body: (inout EncoderFrame) -> R) -> R {
+    precondition(index >= 0 && index < count)
+    return index == 0 ? body(&bottom) : body(&above[index - 1].frame)
+  }
+
+  /// The key frame `index` sits under.
+  func key(_ index: Int) -> (any CodingKey)? {
+    precondition(index >= 0 && index < count)
+    return index == 0 ? nil : above[index - 1].key
+  }
+
+  /// Pushes a frame above the bottom (which is never popped before the encode ends).
+  mutating func append(_ frame: EncoderFrame, key: (any CodingKey)?) {
+    precondition(count > 0)
+    above.append(Entry(frame: frame, key: key))
+    count += 1
+  }
+
+  mutating func removeLast() -> EncoderFrame {
+    precondition(count > 0)
+    count -= 1
+    return count == 0 ? bottom : above.removeLast().frame
+  }
 }
 
 /// One member written into an open object: where its separator and key are in the output.
@@ -71,7 +124,7 @@ final class StreamingEncoder: Encoder {
     get { state.out }
     _modify { yield &state.out }
   }
-  var frames: [EncoderFrame] {
+  var frames: FrameStack {
     get { state.frames }
     _modify { yield &state.frames }
   }
@@ -99,12 +152,8 @@ final class StreamingEncoder: Encoder {
 
   init(options: EncoderOptions) {
     self.options = options
-    // Built before the instance exists, so setting it up costs no access checks.
-    var state = EncoderState()
-    state.frames.reserveCapacity(8)
-    // The top-level value's place.
-    state.frames.append(EncoderFrame(kind: .slot, id: 0, key: nil, isNested: false, depth: 1))
-    self.state = state
+    // Its frame stack opens with the top-level value's place.
+    state = EncoderState()
   }
 
   deinit { state.out.deallocate() }
@@ -125,7 +174,7 @@ final class StreamingEncoder: Encoder {
     var keys: [any CodingKey] = []
     var at = min(index, frames.count - 1)
     while at > 0 {
-      if !frames[at].isNested, let key = frames[at].key { keys.append(key) }
+      if !frames[at].isNested, let key = frames.key(at) { keys.append(key) }
       at -= 1
     }
     return keys.reversed()
@@ -136,7 +185,7 @@ final class StreamingEncoder: Encoder {
     var trailing: [any CodingKey] = []
     var at = min(index, frames.count - 1)
     while at > 0, frames[at].isNested {
-      if let key = frames[at].key { trailing.append(key) }
+      if let key = frames.key(at) { trailing.append(key) }
       at -= 1
     }
     return encoderPath(at) + trailing.reversed()
@@ -484,7 +533,10 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodabl
 /// value) inside one access, where the class's properties would cost a dynamic exclusivity check per touch.
 struct EncoderState {
   var out = OutputBuffer(capacity: 512)
-  var frames: [EncoderFrame] = []
+  /// Opens with the top-level value's place.
+  var frames = FrameStack(EncoderFrame(kind: .slot, id: 0, isNested: false, depth: 1))
+  /// The hashes of the keys of each big object (16 keys or more) by frame id, to find a repeated key without a scan.
+  var keyHashes: [Int: Set<UInt64>] = [:]
   var members: [EncoderMember] = []
   var failure: EncoderFailure?
   /// A container nested deeper than Foundation's writer allows: reported when the value has been written.
@@ -500,15 +552,8 @@ struct EncoderState {
     let id = nextID
     nextID += 1
     frames.append(
-      EncoderFrame(
-        kind: kind,
-        id: id,
-        key: key,
-        isNested: isNested,
-        depth: depth,
-        memberBase: members.count,
-        start: out.count
-      )
+      EncoderFrame(kind: kind, id: id, isNested: isNested, depth: depth, memberBase: members.count, start: out.count),
+      key: key
     )
     if kind != .slot {
       out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
@@ -596,7 +641,7 @@ struct EncoderState {
     let keyEnd = out.count - 1
     if options.pretty { out.appendStatic(" : ") } else { out.append(UInt8(ascii: ":")) }
     let hash = Self.keyHash(out[keyStart..<keyEnd])
-    if Self.countMember(&frames[index], hash: hash) {
+    if frames.update(index, { Self.countMember(&$0, hash: hash) }) {
       checkDuplicate(index, hash: hash, big: count >= 16, keyStart: keyStart, keyEnd: keyEnd, before: separatorStart)
     }
     if options.sorted {
@@ -629,11 +674,9 @@ struct EncoderState {
     before limit: Int
   ) {
     if big {
-      if frames[index].keyHashes == nil {
-        let hashes = Set(keyRanges(index, before: limit).map { Self.keyHash(out[$0]) })
-        frames[index].keyHashes = hashes
-      }
-      if frames[index].keyHashes?.insert(hash).inserted == true { return }
+      let id = frames[index].id
+      if keyHashes[id] == nil { keyHashes[id] = Set(keyRanges(index, before: limit).map { Self.keyHash(out[$0]) }) }
+      if keyHashes[id]?.insert(hash).inserted == true { return }
     }
     for range in keyRanges(index, before: limit) where out[range].elementsEqual(out[keyStart..<keyEnd]) {
       if failure == nil { failure = .restart }
@@ -695,7 +738,7 @@ struct EncoderState {
     guard isTop(index, id) else { return nil }
     let count = frames[index].count
     if count > 0 { out.append(UInt8(ascii: ",")) }
-    frames[index].count = count + 1
+    frames.update(index) { $0.count = count + 1 }
     if pretty {
       out.append(0x0A)
       out.appendIndent(frames[index].depth)
