@@ -62,8 +62,16 @@ public struct MalibuJSONEncoder: Sendable {
   ///
   /// - Throws: `EncodingError`, with the case and coding path Foundation's encoder reports.
   public func encode<T: Encodable>(_ value: T) throws -> Data {
-    // Data(buffer:) copies the bytes without the casts Data's Sequence initializer tries first.
-    try encodeBytes(value).withUnsafeBufferPointer { Data(buffer: $0) }
+    switch try encodeOutput(value) {
+    case .bytes(let block, let count):
+      // A big output block becomes the data's storage; a small one is copied, which costs less than the
+      // bookkeeping of a storage with a deallocator.
+      guard count <= 1024 else { return Data(bytesNoCopy: block, count: count, deallocator: .free) }
+      defer { free(block) }
+      return Data(bytes: block, count: count)
+    case .foundation(let data):
+      return data
+    }
   }
 
   /// Encodes `value` as a JSON document, returned as its UTF-8 bytes.
@@ -75,6 +83,22 @@ public struct MalibuJSONEncoder: Sendable {
 
   /// Encodes `value`, and says whether the stream gave up and Foundation's encoder wrote it.
   func encodeReportingRestart<T: Encodable>(_ value: T) throws -> (bytes: [UInt8], restarted: Bool) {
+    switch try encodeOutput(value) {
+    case .bytes(let block, let count):
+      defer { free(block) }
+      return ([UInt8](UnsafeBufferPointer(start: block, count: count)), false)
+    case .foundation(let data):
+      return ([UInt8](data), true)
+    }
+  }
+
+  /// What an encode produced: the stream's output block (`malloc`ed, the caller frees it), or Foundation's data.
+  enum EncodedOutput {
+    case bytes(UnsafeMutablePointer<UInt8>, Int)
+    case foundation(Data)
+  }
+
+  private func encodeOutput<T: Encodable>(_ value: T) throws -> EncodedOutput {
     let writer = StreamingEncoder(options: options)
     let result: Result<Void, any Error>
     do {
@@ -83,19 +107,24 @@ public struct MalibuJSONEncoder: Sendable {
     } catch {
       result = .failure(error)
     }
-    let (failure, tooDeep, bytes) = writer.state.outcome
+    let (failure, tooDeep, empty, (block, count)) = writer.state.finish(options: options)
+    if failure == nil, !empty, !tooDeep, case .success = result { return .bytes(block, count) }
+    free(block)
     switch failure {
     case nil:
       try result.get()
-      if tooDeep {
+      if empty {
         throw EncodingError.invalidValue(
           value,
-          EncodingError.Context(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON.")
+          EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values.")
         )
       }
-      return (bytes, false)
+      throw EncodingError.invalidValue(
+        value,
+        EncodingError.Context(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON.")
+      )
     case .restart:
-      return ([UInt8](try foundationEncoder().encode(value)), true)
+      return .foundation(try foundationEncoder().encode(value))
     case .misuse(let message):
       throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: message))
     }

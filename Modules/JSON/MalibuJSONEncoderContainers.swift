@@ -74,7 +74,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   /// The common case in one access to the encoder's state: default keys, the frame on top.
   @inline(__always)
-  private func fast(_ key: Key, _ value: (inout [UInt8]) -> Void) -> Bool {
+  private func fast(_ key: Key, _ value: (inout OutputBuffer) -> Void) -> Bool {
     guard encoder.options.defaultKeys else { return false }
     let text = key.stringValue
     return encoder.state.member(frame, id, key: text, options: encoder.options, value)

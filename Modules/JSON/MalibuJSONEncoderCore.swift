@@ -1,6 +1,7 @@
 import Foundation
 
-/// One open place in the output: a pending value, or an object or array still taking members.
+/// One open place in the output: a pending value, or an object or array still taking members. Plain data (its key
+/// is kept beside it in ``FrameStack``), so reading and writing a frame copies no references.
 struct EncoderFrame {
   enum Kind {
     /// A value's place, nothing written yet (becomes `{}` if closed so).
@@ -14,22 +15,77 @@ struct EncoderFrame {
   var kind: Kind
   /// Tells a container whether the frame it was made for is still this one.
   let id: Int
-  /// The key this frame sits under (an index key in arrays); `nil` at the top and for dictionaries written as such.
-  let key: (any CodingKey)?
   /// Made by `nestedContainer`: Foundation leaves such keys out of the paths of encoders and errors below.
   let isNested: Bool
   /// The nesting a container here has (1 at the top).
   let depth: Int
   var count = 0
-  /// Where this object's members start in `members`.
+  /// Where this object's members start in `members` (kept with `sortedKeys` only).
   var memberBase = 0
-  /// Hashes of the keys of a big object, to find a key written twice without a scan.
-  var keyHashes: Set<UInt64>?
+  /// Where this object's `{` is in the output.
+  var start = 0
+  /// Two bits per key hash of a small object: a key whose bits are all set already may be a repeat.
+  var keyBits: UInt64 = 0
+}
+
+/// The stack of open frames. The bottom one, the top-level place, is stored inline: a value whose top-level
+/// object nests no containers costs no frame allocation.
+struct FrameStack {
+  /// A frame above the bottom, with the key it sits under (an index key in arrays; `nil` for dictionaries
+  /// written as such). The bottom place has no key.
+  private struct Entry {
+    var frame: EncoderFrame
+    let key: (any CodingKey)?
+  }
+
+  private var bottom: EncoderFrame
+  private var above: [Entry] = []
+  private(set) var count = 1
+
+  init(_ bottom: EncoderFrame) { self.bottom = bottom }
+
+  subscript(index: Int) -> EncoderFrame {
+    @inline(__always)
+    get {
+      precondition(index >= 0 && index < count)
+      return index == 0 ? bottom : above[index - 1].frame
+    }
+    @inline(__always)
+    set {
+      precondition(index >= 0 && index < count)
+      if index == 0 { bottom = newValue } else { above[index - 1].frame = newValue }
+    }
+  }
+
+  /// Runs `body` on frame `index` in place (the subscript's setter writes a whole frame back).
+  @inline(__always)
+  mutating func update<R>(_ index: Int, _ body: (inout EncoderFrame) -> R) -> R {
+    precondition(index >= 0 && index < count)
+    return index == 0 ? body(&bottom) : body(&above[index - 1].frame)
+  }
+
+  /// The key frame `index` sits under.
+  func key(_ index: Int) -> (any CodingKey)? {
+    precondition(index >= 0 && index < count)
+    return index == 0 ? nil : above[index - 1].key
+  }
+
+  /// Pushes a frame above the bottom (which is never popped before the encode ends).
+  mutating func append(_ frame: EncoderFrame, key: (any CodingKey)?) {
+    precondition(count > 0)
+    above.append(Entry(frame: frame, key: key))
+    count += 1
+  }
+
+  mutating func removeLast() -> EncoderFrame {
+    precondition(count > 0)
+    count -= 1
+    return count == 0 ? bottom : above.removeLast().frame
+  }
 }
 
 /// One member written into an open object: where its separator and key are in the output.
 struct EncoderMember {
-  let hash: UInt64
   let separatorStart: Int
   /// The key's contents, without the quotes.
   let keyStart: Int
@@ -64,11 +120,11 @@ final class StreamingEncoder: Encoder {
   let options: EncoderOptions
   /// Everything that changes while encoding, in one struct: a container's common write is one access to it.
   var state: EncoderState
-  var out: [UInt8] {
+  var out: OutputBuffer {
     get { state.out }
     _modify { yield &state.out }
   }
-  var frames: [EncoderFrame] {
+  var frames: FrameStack {
     get { state.frames }
     _modify { yield &state.frames }
   }
@@ -96,28 +152,19 @@ final class StreamingEncoder: Encoder {
 
   init(options: EncoderOptions) {
     self.options = options
-    // Built before the instance exists, so setting it up costs no access checks.
-    var state = EncoderState()
-    state.out.reserveCapacity(256)
-    state.frames.reserveCapacity(8)
-    state.members.reserveCapacity(16)
-    // The top-level value's place.
-    state.frames.append(EncoderFrame(kind: .slot, id: 0, key: nil, isNested: false, depth: 1))
-    self.state = state
+    // Its frame stack opens with the top-level value's place.
+    state = EncoderState()
   }
+
+  deinit { state.out.deallocate() }
 
   var codingPath: [any CodingKey] { encoderPath(current) }
 
   var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
+  /// Writes the top-level value into the top place, which is this encoder's own already.
   func encodeTopLevel<T: Encodable>(_ value: T) throws {
-    try writeValue(value, at: 0, key: nil)
-    if state.finishTopLevel(options: options) {
-      throw EncodingError.invalidValue(
-        value,
-        EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values.")
-      )
-    }
+    if try !writeScalar(value, at: 0, key: nil) { try value.encode(to: self) }
   }
 
   // MARK: Paths
@@ -127,7 +174,7 @@ final class StreamingEncoder: Encoder {
     var keys: [any CodingKey] = []
     var at = min(index, frames.count - 1)
     while at > 0 {
-      if !frames[at].isNested, let key = frames[at].key { keys.append(key) }
+      if !frames[at].isNested, let key = frames.key(at) { keys.append(key) }
       at -= 1
     }
     return keys.reversed()
@@ -138,7 +185,7 @@ final class StreamingEncoder: Encoder {
     var trailing: [any CodingKey] = []
     var at = min(index, frames.count - 1)
     while at > 0, frames[at].isNested {
-      if let key = frames[at].key { trailing.append(key) }
+      if let key = frames.key(at) { trailing.append(key) }
       at -= 1
     }
     return encoderPath(at) + trailing.reversed()
@@ -237,6 +284,15 @@ final class StreamingEncoder: Encoder {
   /// Writes `value` at the output's end: in the object or array on frame `parent` under `key`, or, when `key` is
   /// `nil`, as the value of this encoder's own place (a single-value container, the top level).
   func writeValue<T: Encodable>(_ value: T, at parent: Int, key: (any CodingKey)?) throws {
+    if try !writeScalar(value, at: parent, key: key) {
+      try writeEncoded(at: parent, key: key) { try value.encode(to: $0) }
+    }
+  }
+
+  /// Writes `value` as ``writeValue(_:at:key:)`` does when it is a type the encoder writes itself (a string, number,
+  /// date, array of numbers…); `false` for other types, which encode themselves.
+  @inline(__always)
+  private func writeScalar<T: Encodable>(_ value: T, at parent: Int, key: (any CodingKey)?) throws -> Bool {
     if T.self == String.self {
       writeString(unsafeBitCast(value, to: String.self))
     } else if T.self == Int.self {
@@ -254,12 +310,13 @@ final class StreamingEncoder: Encoder {
     } else if T.self == Decimal.self {
       writeRaw(unsafeBitCast(value, to: Decimal.self).description)
     } else if try writeDirectArray(value, at: parent, key: key) {
-      return
+      return true
     } else if !options.defaultKeys, let dictionary = value as? any StringKeyedDictionary {
       try writeStringKeyedDictionary(dictionary.entries, at: parent, key: key)
     } else {
-      try writeEncoded(at: parent, key: key) { try value.encode(to: $0) }
+      return false
     }
+    return true
   }
 
   /// Runs `body` with this encoder writing the value under `key` in a new place, or in its own place when `key` is
@@ -350,6 +407,8 @@ final class StreamingEncoder: Encoder {
   /// Writes arrays of numbers and strings without containers, with the bytes and error paths of the unkeyed
   /// container Foundation uses for them.
   private func writeDirectArray<T>(_ value: T, at parent: Int, key: (any CodingKey)?) throws -> Bool {
+    // Every array is one reference: other sizes need no type comparison.
+    guard MemoryLayout<T>.size == MemoryLayout<[Int]>.size else { return false }
     if T.self == [String].self {
       writeArray(unsafeBitCast(value, to: [String].self), at: parent, key: key) { item, _ in writeString(item) }
     } else if T.self == [Int].self {
@@ -473,8 +532,11 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodabl
 /// The mutable state of a ``StreamingEncoder``. Its mutating methods do a whole common write (check the frame, key,
 /// value) inside one access, where the class's properties would cost a dynamic exclusivity check per touch.
 struct EncoderState {
-  var out: [UInt8] = []
-  var frames: [EncoderFrame] = []
+  var out = OutputBuffer(capacity: 512)
+  /// Opens with the top-level value's place.
+  var frames = FrameStack(EncoderFrame(kind: .slot, id: 0, isNested: false, depth: 1))
+  /// The hashes of the keys of each big object (16 keys or more) by frame id, to find a repeated key without a scan.
+  var keyHashes: [Int: Set<UInt64>] = [:]
   var members: [EncoderMember] = []
   var failure: EncoderFailure?
   /// A container nested deeper than Foundation's writer allows: reported when the value has been written.
@@ -490,7 +552,8 @@ struct EncoderState {
     let id = nextID
     nextID += 1
     frames.append(
-      EncoderFrame(kind: kind, id: id, key: key, isNested: isNested, depth: depth, memberBase: members.count)
+      EncoderFrame(kind: kind, id: id, isNested: isNested, depth: depth, memberBase: members.count, start: out.count),
+      key: key
     )
     if kind != .slot {
       out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
@@ -499,8 +562,22 @@ struct EncoderState {
     return id
   }
 
-  /// What an encode ended with: why it gave up (if it did), whether it went too deep, the output.
-  var outcome: (EncoderFailure?, Bool, [UInt8]) { (failure, tooDeep, out) }
+  /// Closes the top-level place and hands over the output: why encoding gave up (if it did), whether it went too
+  /// deep, whether the value wrote nothing at all, and the output's block and count (the caller frees the block).
+  mutating func finish(
+    options: EncoderOptions
+  ) -> (failure: EncoderFailure?, tooDeep: Bool, empty: Bool, output: (UnsafeMutablePointer<UInt8>, Int)) {
+    var empty = false
+    if failure == nil {
+      if frames[0].kind == .slot, out.isEmpty {
+        empty = true
+      } else {
+        if frames[0].kind == .slot { frames[0].kind = .done }
+        close(downTo: 0, options: options)
+      }
+    }
+    return (failure, tooDeep, empty, out.take())
+  }
 
   /// Makes the place `parent` the encoder's own; returns the encoder's place before, the place's id and where the
   /// output ends.
@@ -516,17 +593,6 @@ struct EncoderState {
     guard index < frames.count, frames[index].id == id, frames[index].kind == .slot, out.count == start else { return }
     appendEmptyObject(depth: frames[index].depth, pretty: pretty)
     frames[index].kind = .done
-  }
-
-  /// Closes the top-level place when encoding went through; `true` when the value wrote nothing at all.
-  mutating func finishTopLevel(options: EncoderOptions) -> Bool {
-    guard failure == nil else { return false }
-    if frames[0].kind == .slot {
-      if out.isEmpty { return true }
-      frames[0].kind = .done
-    }
-    close(downTo: 0, options: options)
-    return false
   }
 
   /// Opens an object or array in the encoder's own place; returns the place and the container's id (`nil` when
@@ -564,8 +630,6 @@ struct EncoderState {
   /// (``EncoderFailure/restart``) on a key the object already has: Foundation keeps only its last value.
   mutating func appendMember(_ index: Int, key: UnsafeBufferPointer<UInt8>, options: EncoderOptions) {
     let count = frames[index].count
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
     let separatorStart = out.count
     if count > 0 { out.append(UInt8(ascii: ",")) }
     if options.pretty {
@@ -576,26 +640,96 @@ struct EncoderState {
     out.appendEscaped(key, escapingSlashes: options.escapeSlashes)
     let keyEnd = out.count - 1
     if options.pretty { out.appendStatic(" : ") } else { out.append(UInt8(ascii: ":")) }
-    if count > 0 { checkDuplicate(index, hash: hash, keyStart: keyStart, keyEnd: keyEnd) }
-    members.append(EncoderMember(hash: hash, separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
-    frames[index].count = count + 1
+    let hash = Self.keyHash(out[keyStart..<keyEnd])
+    if frames.update(index, { Self.countMember(&$0, hash: hash) }) {
+      checkDuplicate(index, hash: hash, big: count >= 16, keyStart: keyStart, keyEnd: keyEnd, before: separatorStart)
+    }
+    if options.sorted {
+      members.append(EncoderMember(separatorStart: separatorStart, keyStart: keyStart, keyEnd: keyEnd))
+    }
   }
 
-  private mutating func checkDuplicate(_ index: Int, hash: UInt64, keyStart: Int, keyEnd: Int) {
-    let base = frames[index].memberBase
-    let count = frames[index].count
-    if count >= 16 {
-      if frames[index].keyHashes == nil {
-        frames[index].keyHashes = Set(members[base..<(base + count)].map(\.hash))
-      }
-      if frames[index].keyHashes?.insert(hash).inserted == true { return }
+  /// Counts a member of `frame` whose key has `hash`; `true` when the key may be one the object has already: its
+  /// two hash bits were set by earlier keys, or the object is big (16 keys or more, where a set of hashes decides).
+  @inline(__always)
+  private static func countMember(_ frame: inout EncoderFrame, hash: UInt64) -> Bool {
+    let count = frame.count
+    frame.count = count + 1
+    guard count < 16 else { return true }
+    let bits: UInt64 = 1 << (hash & 63) | 1 << (hash >> 6 & 63)
+    let seen = frame.keyBits & bits == bits
+    frame.keyBits |= bits
+    return count > 0 && seen
+  }
+
+  /// Gives up on the object on frame `index` if the key just written (`keyStart..<keyEnd`, with `hash`) is one of
+  /// its earlier keys, which are in the output before `limit`. A big object first asks its set of hashes; a
+  /// possible repeat compares with the earlier keys, found by reading the object back.
+  private mutating func checkDuplicate(
+    _ index: Int,
+    hash: UInt64,
+    big: Bool,
+    keyStart: Int,
+    keyEnd: Int,
+    before limit: Int
+  ) {
+    if big {
+      let id = frames[index].id
+      if keyHashes[id] == nil { keyHashes[id] = Set(keyRanges(index, before: limit).map { Self.keyHash(out[$0]) }) }
+      if keyHashes[id]?.insert(hash).inserted == true { return }
     }
-    for member in members[base..<(base + count)] where member.hash == hash {
-      if out[member.keyStart..<member.keyEnd].elementsEqual(out[keyStart..<keyEnd]) {
-        if failure == nil { failure = .restart }
-        return
+    for range in keyRanges(index, before: limit) where out[range].elementsEqual(out[keyStart..<keyEnd]) {
+      if failure == nil { failure = .restart }
+      return
+    }
+  }
+
+  /// FNV-1a of a key's escaped bytes.
+  private static func keyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
+  }
+
+  /// Where the keys (their contents, without quotes) of the object on frame `index` are, read back from the output
+  /// the encoder wrote between its `{` and `limit`: complete members, since members nested in them are closed.
+  private func keyRanges(_ index: Int, before limit: Int) -> [Range<Int>] {
+    let quote = UInt8(ascii: "\"")
+    let backslash = UInt8(ascii: "\\")
+    var ranges: [Range<Int>] = []
+    var at = frames[index].start + 1
+    /// The index after the string whose opening quote is at `at`.
+    func skipString(_ at: Int) -> Int {
+      var at = at + 1
+      while out[at] != quote { at += out[at] == backslash ? 2 : 1 }
+      return at + 1
+    }
+    while at < limit {
+      // Separators and (pretty) indentation, then the key.
+      while at < limit, out[at] != quote { at += 1 }
+      guard at < limit else { break }
+      let end = skipString(at)
+      ranges.append((at + 1)..<(end - 1))
+      at = end
+      // The value: up to the next comma outside strings and nested containers.
+      var depth = 0
+      while at < limit {
+        let byte = out[at]
+        if byte == quote {
+          at = skipString(at)
+          continue
+        }
+        if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+          depth += 1
+        } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+          depth -= 1
+        } else if byte == UInt8(ascii: ","), depth == 0 {
+          break
+        }
+        at += 1
       }
     }
+    return ranges
   }
 
   /// The common unkeyed write: when frame `index` is on top, appends the separator and returns the new element's index.
@@ -604,7 +738,7 @@ struct EncoderState {
     guard isTop(index, id) else { return nil }
     let count = frames[index].count
     if count > 0 { out.append(UInt8(ascii: ",")) }
-    frames[index].count = count + 1
+    frames.update(index) { $0.count = count + 1 }
     if pretty {
       out.append(0x0A)
       out.appendIndent(frames[index].depth)
@@ -619,7 +753,7 @@ struct EncoderState {
     _ id: Int,
     key: String,
     options: EncoderOptions,
-    _ value: (inout [UInt8]) -> Void
+    _ value: (inout OutputBuffer) -> Void
   ) -> Bool {
     guard isTop(index, id) else { return false }
     var key = key
@@ -657,7 +791,8 @@ extension EncoderState {
       out.appendIndent(frame.depth - 1)
     }
     out.append(UInt8(ascii: "}"))
-    members.removeLast(members.count - frame.memberBase)
+    // One by one: a few members, where the ranged removal's generic path costs more.
+    while members.count > frame.memberBase { members.removeLast() }
   }
 
   /// Reorders the members of `frame`, the last bytes of the output, by their keys' unescaped bytes.
@@ -668,7 +803,7 @@ extension EncoderState {
       let start = members[base + index].keyStart - 1
       return start..<(base + index + 1 < members.count ? members[base + index + 1].separatorStart : end)
     }
-    func key(_ index: Int) -> ArraySlice<UInt8> {
+    func key(_ index: Int) -> UnsafeBufferPointer<UInt8> {
       out[members[base + index].keyStart..<members[base + index].keyEnd]
     }
     var isSorted = true
@@ -689,7 +824,7 @@ extension EncoderState {
       }
       sorted.append(contentsOf: out[contents(index)])
     }
-    out.replaceSubrange(start..<end, with: sorted)
+    out.overwrite(at: start, with: sorted)
   }
 
   /// Opens an object or array in the value place `index` (a slot), or returns the one already there.
@@ -703,6 +838,7 @@ extension EncoderState {
       close(downTo: index + 1, options: options)
       frames[index].kind = kind
       frames[index].memberBase = members.count
+      frames[index].start = out.count
       out.append(kind == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
       if frames[index].depth >= StreamingEncoder.maximumDepth { tooDeep = true }
       return frames[index].id

@@ -86,7 +86,7 @@ extension StreamingEncoder {
 
 /// Whether the escaped JSON string contents `a` sort before `b` by their unescaped UTF-8 bytes (Foundation's
 /// `sortedKeys` order).
-func escapedKeyPrecedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+func escapedKeyPrecedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
   var left = EscapedBytes(a)
   var right = EscapedBytes(b)
   while true {
@@ -98,10 +98,10 @@ func escapedKeyPrecedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool 
 
 /// The raw bytes of escaped JSON string contents written by `appendEscaped(_:escapingSlashes:)`.
 private struct EscapedBytes: IteratorProtocol {
-  let bytes: ArraySlice<UInt8>
+  let bytes: UnsafeBufferPointer<UInt8>
   var index: Int
 
-  init(_ bytes: ArraySlice<UInt8>) {
+  init(_ bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
     index = bytes.startIndex
   }
@@ -134,14 +134,103 @@ private struct EscapedBytes: IteratorProtocol {
   }
 }
 
-extension [UInt8] {
+/// The encoder's output: bytes in one `malloc` block that grows by doubling, handed to `Data` without a copy.
+///
+/// Every write first makes room (`reserve`), then stores into the block: the stores below a `reserve` stay inside
+/// `capacity`. The owner frees the block (``deallocate()``) unless it took it (``take()``).
+struct OutputBuffer {
+  private var base: UnsafeMutablePointer<UInt8>?
+  private(set) var count = 0
+  private var capacity = 0
+
+  init(capacity: Int) { grow(to: capacity) }
+
+  var isEmpty: Bool { count == 0 }
+
+  /// Makes room for `extra` more bytes.
+  @inline(__always)
+  mutating func reserve(_ extra: Int) {
+    if capacity &- count < extra { grow(to: Swift.max(2 * capacity, count + extra)) }
+  }
+
+  @inline(never)
+  private mutating func grow(to newCapacity: Int) {
+    guard let block = realloc(base, newCapacity) else { fatalError("MalibuJSONEncoder: out of memory") }
+    base = block.assumingMemoryBound(to: UInt8.self)
+    capacity = newCapacity
+  }
+
+  /// The block and the byte count, passed to the caller, who frees the block; the buffer is empty afterwards.
+  mutating func take() -> (UnsafeMutablePointer<UInt8>, Int) {
+    defer { self = OutputBuffer() }
+    // Non-nil: `init(capacity:)` allocated the block, and it is taken once.
+    return (base!, count)
+  }
+
+  private init() {}
+
+  /// Frees the block (the buffer must not be used afterwards).
+  func deallocate() { free(base) }
+
+  /// The bytes in `range`, valid until the next write.
+  subscript(range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+    precondition(range.lowerBound >= 0 && range.upperBound <= count)
+    return UnsafeBufferPointer(start: base.unsafelyUnwrapped + range.lowerBound, count: range.count)
+  }
+
+  /// The byte at `index`.
+  subscript(index: Int) -> UInt8 {
+    precondition(index >= 0 && index < count)
+    return base.unsafelyUnwrapped[index]
+  }
+
+  /// Overwrites the bytes at `start` with `bytes`, which end at or before `count`.
+  mutating func overwrite(at start: Int, with bytes: [UInt8]) {
+    precondition(start >= 0 && start + bytes.count <= count)
+    bytes.withUnsafeBufferPointer { (base.unsafelyUnwrapped + start).update(from: $0.baseAddress!, count: $0.count) }
+  }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    reserve(1)
+    appendReserved(byte)
+  }
+
+  @inline(__always)
+  mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    reserve(bytes.count)
+    appendReserved(bytes)
+  }
+
+  /// Appends a byte into room already reserved.
+  @inline(__always)
+  private mutating func appendReserved(_ byte: UInt8) {
+    base.unsafelyUnwrapped[count] = byte
+    count &+= 1
+  }
+
+  /// Appends bytes into room already reserved.
+  @inline(__always)
+  private mutating func appendReserved(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
+    let target = base.unsafelyUnwrapped + count
+    if bytes.count <= 16 {
+      // A few bytes (most keys) cost less one by one than through a memcpy call.
+      for offset in 0..<bytes.count { target[offset] = source[offset] }
+    } else {
+      target.update(from: source, count: bytes.count)
+    }
+    count &+= bytes.count
+  }
+
   @inline(__always)
   mutating func appendStatic(_ text: StaticString) {
     append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
   mutating func appendIndent(_ depth: Int) {
-    append(contentsOf: repeatElement(0x20, count: 2 * depth))
+    reserve(2 * depth)
+    for _ in 0..<(2 * depth) { appendReserved(0x20) }
   }
 
   /// Appends a non-negative integer in decimal.
@@ -161,7 +250,8 @@ extension [UInt8] {
         buffer[index] = 0x30 &+ UInt8(truncatingIfNeeded: remainder)
         rest = quotient
       }
-      append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index..<24]))
+      reserve(24 - index)
+      for offset in index..<24 { appendReserved(buffer[offset]) }
     }
   }
 
@@ -223,37 +313,44 @@ extension [UInt8] {
 
   /// Appends UTF-8 `bytes` quoted, escaping `"`, `\`, control characters and (if asked) `/`.
   mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, escapingSlashes: Bool) {
-    append(0x22)
-    guard let base = bytes.baseAddress else {
-      append(0x22)
+    let end = bytes.count
+    // Room for the quotes and every byte as it is; each escape makes room for itself and the rest.
+    reserve(end + 2)
+    appendReserved(0x22)
+    guard let source = bytes.baseAddress else {
+      appendReserved(0x22)
       return
     }
-    let end = bytes.count
     let slash: UInt64 = escapingSlashes ? 0x2F2F_2F2F_2F2F_2F2F : 0x2222_2222_2222_2222
+    if end <= 16 {
+      // A short string (most keys): copied and checked byte by byte, in the room reserved above.
+      let target = base.unsafelyUnwrapped + count
+      var clean = 0
+      while clean < end {
+        let byte = source[clean]
+        guard byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0x2F || !escapingSlashes else { break }
+        target[clean] = byte
+        clean += 1
+      }
+      if clean == end {
+        count &+= end
+        appendReserved(0x22)
+        return
+      }
+    }
     var mark = 0
     var index = 0
     while index < end {
-      // Eight bytes at a time while none needs escaping: every load ends at or before `end`.
-      while index + 8 <= end,
-        !Self.needsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self), slash: slash)
-      {
-        index += 8
-      }
-      if index < end, end - index < 8 {
-        // The last few bytes, copied over plain letters: one check for the rest of a short string.
-        var word: UInt64 = 0x6161_6161_6161_6161
-        Swift.withUnsafeMutableBytes(of: &word) {
-          $0.copyMemory(from: UnsafeRawBufferPointer(start: base + index, count: end - index))
-        }
-        if !Self.needsEscaping(word, slash: slash) { index = end }
-      }
+      index = Self.cleanRun(source, from: index, end: end, slash: slash)
       guard index < end else { break }
-      let byte = base[index]
+      let byte = source[index]
       if byte >= 0x20, byte != 0x22, byte != 0x5C, byte != 0x2F || !escapingSlashes {
         index += 1
         continue
       }
-      if index > mark { append(contentsOf: UnsafeBufferPointer(start: base + mark, count: index - mark)) }
+      appendReserved(UnsafeBufferPointer(start: source + mark, count: index - mark))
+      // Six bytes at most for this one, then the bytes after it and the closing quote.
+      reserve(6 + end - index)
       switch byte {
       case 0x22: appendStatic("\\\"")
       case 0x5C: appendStatic("\\\\")
@@ -265,27 +362,53 @@ extension [UInt8] {
       case 0x09: appendStatic("\\t")
       default:
         appendStatic("\\u00")
-        append(Self.hexDigit(byte >> 4))
-        append(Self.hexDigit(byte & 0xF))
+        appendReserved(Self.hexDigit(byte >> 4))
+        appendReserved(Self.hexDigit(byte & 0xF))
       }
       index += 1
       mark = index
     }
-    if end - mark > 8 {
-      append(contentsOf: UnsafeBufferPointer(start: base + mark, count: end - mark))
-    } else {
-      // A few bytes (most keys) cost less one by one than through `append(contentsOf:)`.
-      for offset in mark..<end { append(base[offset]) }
-    }
-    append(0x22)
+    appendReserved(UnsafeBufferPointer(start: source + mark, count: end - mark))
+    appendReserved(0x22)
   }
 
-  /// Whether any of the eight bytes of `word` is a control character, `"`, `\\` or a byte of `slash` (eight copies
-  /// of `/`, or of `"` when slashes stay as they are). Each test is the classic "has a zero byte" bit trick, exact
-  /// as a yes or no: `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when some byte of `x` is zero, and with `0x20…`
-  /// in place of `0x01…` exactly when some byte is below 0x20.
+  /// Where the first byte at or after `index` that may need escaping is (`end` when none does), eight bytes at a
+  /// time; a word that needs escaping somewhere stops the scan at its first byte.
   @inline(__always)
-  static func needsEscaping(_ word: UInt64, slash: UInt64) -> Bool {
+  private static func cleanRun(_ source: UnsafePointer<UInt8>, from start: Int, end: Int, slash: UInt64) -> Int {
+    var index = start
+    // Every load ends at or before `end`.
+    while index + 16 <= end {
+      let first = UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self)
+      let second = UnsafeRawPointer(source + index + 8).loadUnaligned(as: UInt64.self)
+      if escapeBits(first, slash: slash) | escapeBits(second, slash: slash) != 0 { break }
+      index += 16
+    }
+    while index + 8 <= end {
+      if escapeBits(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self), slash: slash) != 0 {
+        return index
+      }
+      index += 8
+    }
+    guard index < end else { return end }
+    var word: UInt64
+    if end >= 8 {
+      // The last eight bytes, overlapping bytes already passed: a clean verdict covers the few left.
+      word = UnsafeRawPointer(source + end - 8).loadUnaligned(as: UInt64.self)
+    } else {
+      // A short string: its bytes over plain letters (`a`).
+      word = 0x6161_6161_6161_6161
+      for offset in stride(from: end - 1, through: index, by: -1) { word = word << 8 | UInt64(source[offset]) }
+    }
+    return escapeBits(word, slash: slash) != 0 ? index : end
+  }
+
+  /// Nonzero when any of the eight bytes of `word` is a control character, `"`, `\\` or a byte of `slash` (eight
+  /// copies of `/`, or of `"` when slashes stay as they are). Each test is the classic "has a zero byte" bit trick,
+  /// exact as a yes or no: `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when some byte of `x` is zero, and with
+  /// `0x20…` in place of `0x01…` exactly when some byte is below 0x20.
+  @inline(__always)
+  static func escapeBits(_ word: UInt64, slash: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let high: UInt64 = 0x8080_8080_8080_8080
     let quote = word ^ 0x2222_2222_2222_2222
@@ -294,7 +417,7 @@ extension [UInt8] {
     let control = (word &- 0x2020_2020_2020_2020) & ~word
     let zeros =
       ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((slashes &- ones) & ~slashes)
-    return (control | zeros) & high != 0
+    return (control | zeros) & high
   }
 
   @inline(__always)

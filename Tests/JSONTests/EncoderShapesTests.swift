@@ -59,6 +59,8 @@ let sampleStrings: [String] = [
   "\u{0}\u{1}\u{7}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{E}\u{F}\u{10}\u{1F}\u{7F}",
   "tab\tnewline\nreturn\r", "é ñ ü 中文 日本語 한국어", "emoji 👍🏽 🇫🇷", "\u{2028}\u{2029}", "\u{FEFF}bom",
   String(repeating: "long ", count: 200),
+  // Escapes that outgrow the output buffer's first block while they are written.
+  String(repeating: "\u{1}\"/", count: 300),
 ]
 
 @Suite struct EncoderShapesTests {
@@ -352,6 +354,27 @@ let sampleStrings: [String] = [
     colliding.keyEncodingStrategy = .custom { _ in DictionaryKey("same") }
     expectSameAsFoundation(KeyedValues(keys: ["a", "b", "c"]), colliding, restarts: true)
   }
+
+  @Test(arguments: EncoderConfiguration.formattings)
+  func repeatedKeysAreFoundByReadingTheObjectBack(configuration: EncoderConfiguration) throws {
+    // Keys whose hash bits collide are compared with the earlier keys read back from the output, past values
+    // holding quotes, commas and brackets; a big object keeps a set of hashes.
+    let many = (0..<40).map { "k\($0)" }
+    let table: [(keys: [String], repeated: Bool)] = [
+      (many, false),
+      (many + ["k7"], true),
+      (["a", "b\"q", "c/", "b\"q"], true),
+      (["x", "y", "x,", "x\\"], false),
+      (["only"], false),
+      ((0..<300).map { "key \($0)" }, false),
+      ((0..<300).map { "key \($0)" } + ["key 299"], true),
+    ]
+    for (keys, repeated) in table {
+      let value = TrickyMembers(keys: keys)
+      expectSameAsFoundation(value, configuration.encoder, "\(keys.suffix(2))", restarts: repeated)
+      #expect(try configuration.encoder.encodeReportingRestart(value).restarted == repeated, "\(keys.suffix(2))")
+    }
+  }
 }
 
 /// Encodes `keys[i]: i` through a keyed container with these string keys.
@@ -361,6 +384,22 @@ struct KeyedValues: Encodable {
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: DictionaryKey.self)
     for (index, key) in keys.enumerated() { try container.encode(index, forKey: DictionaryKey(key)) }
+  }
+}
+
+/// Members under `keys` whose values are strings and containers full of JSON punctuation.
+struct TrickyMembers: Encodable {
+  let keys: [String]
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: DictionaryKey.self)
+    for (index, key) in keys.enumerated() {
+      switch index % 3 {
+      case 0: try container.encode("\",}]{[\\\"", forKey: DictionaryKey(key))
+      case 1: try container.encode(["a,\"b": [[1], [2, 3]]], forKey: DictionaryKey(key))
+      default: try container.encode([["}": "]"], [:]], forKey: DictionaryKey(key))
+      }
+    }
   }
 }
 
