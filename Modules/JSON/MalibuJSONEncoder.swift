@@ -1,5 +1,13 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Encodes `Encodable` values as JSON, as Foundation's `JSONEncoder` writes them: byte for byte with `sortedKeys`;
 /// without it, the same JSON with each object's keys in the order they were encoded (Foundation's order is a hashed
 /// dictionary's, different from run to run).

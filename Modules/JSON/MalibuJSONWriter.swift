@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The options of a ``MalibuJSONEncoder``, built when it is configured and shared by every encode it runs.
 final class EncoderOptions: Sendable {
   /// The options of `MalibuJSONEncoder()`.
