@@ -9,9 +9,12 @@ extension CurlTransport {
   /// ```
   public struct Configuration: Hashable, Sendable {
     /// The most connections open at once, to all hosts together (`CURLMOPT_MAX_TOTAL_CONNECTIONS`); `0` for no
-    /// limit. Transfers beyond it wait in libcurl's queue for a free connection.
+    /// limit. Transfers beyond what the connections can start (one per connection, or 100 streams per connection to
+    /// a host that answered over HTTP/2) wait in the transport, in order and without a libcurl handle or buffer,
+    /// their total timeout running.
     public var maximumConnections: Int
-    /// The most connections open at once to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); `0` for no limit.
+    /// The most connections open at once to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); `0` for no limit. Transfers
+    /// beyond it wait in the transport as for ``maximumConnections``.
     public var maximumConnectionsPerHost: Int
     /// The most idle connections kept open for reuse (`CURLMOPT_MAXCONNECTS`).
     public var maximumIdleConnections: Int
