@@ -136,7 +136,7 @@ final class CurlEngine {
       let host = Admission<Pending>.Host(scheme: job.request.scheme, authority: job.request.authority)
       switch admission.arrive((job, deadline), id: job.id, host: host, deadline: deadline) {
       case .start(let ticket): begin(job, ticket: ticket, totalDeadline: deadline)
-      case .wait: loop.noteWaiting(admission.waiting)
+      case .wait: loop.noteWaiting(admission.waiting, arrival: true)
       }
     case .cancel(let id):
       if let transfer = running(id) {
