@@ -12,10 +12,15 @@ import Darwin
 /// The loop thread's state: the multi handle, the running transfers and the pool of easy handles. Every libcurl call
 /// but `curl_multi_wakeup` happens here, on the loop thread; nothing here is touched by any other thread.
 ///
-/// One round of the loop: take the commands (start, cancel, unpause, run a task's job) → `curl_multi_perform` →
-/// handle the finished transfers (`curl_multi_info_read`) → flush each body channel written to in this round, which
-/// wakes each reader at most once per round → check idle and total deadlines → `curl_multi_poll` until a socket is
-/// ready, libcurl's own timer or our next deadline is due, or a command arrives (`curl_multi_wakeup`).
+/// One round of the loop: take the commands (start, cancel, unpause, run a task's job) → start the waiting transfers
+/// there is room for → `curl_multi_perform` → handle the finished transfers (`curl_multi_info_read`) → flush each body
+/// channel written to in this round, which wakes each reader at most once per round → start the waiting transfers
+/// the finished ones made room for → check idle and total deadlines (of waiting transfers too) → `curl_multi_poll`
+/// until a socket is ready, libcurl's own timer or our next deadline is due, or a command arrives
+/// (`curl_multi_wakeup`).
+///
+/// A new transfer reaches libcurl only when its connections can start it (``Admission``); the others wait in
+/// ``admission`` as their ``Job``, with no easy handle and no libcurl buffer.
 ///
 /// Its stored state skips the run-time exclusivity checks, as ``Transfer``'s does (see there why, and at what risk).
 final class CurlEngine {
@@ -31,21 +36,38 @@ final class CurlEngine {
   @exclusivity(unchecked) private var commands: [Command] = []
   @exclusivity(unchecked) private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
   @exclusivity(unchecked) private var expired: [(Transfer, TransportError)] = []
+  /// Which transfers libcurl gets now, and the ones that wait for room (each with its total deadline).
+  @exclusivity(unchecked) private var admission: Admission<Pending>
   /// The sockets libcurl opened for this engine's transfers (`CURLOPT_SOCKOPTFUNCTION`), so the idle check can ask
   /// a connection's socket when it last received bytes (``socket(localPort:peerPort:)``). A closed one stays until
   /// a lookup finds it gone.
   var sockets = Set<Int32>()
+
+  /// A transfer waiting for room: its job and the moment it must end by, counted from its arrival.
+  typealias Pending = (job: Job, deadline: UInt64?)
 
   init?(loop: CurlLoop) {
     guard CurlGlobal.initialized, let multi = curl_multi_init() else { return nil }
     self.loop = loop
     self.configuration = loop.configuration
     self.multi = multi
+    admission = Admission(
+      limits: Admission.Limits(
+        connections: configuration.maximumConnections,
+        connectionsPerHost: configuration.maximumConnectionsPerHost,
+        streamsPerConnection: Self.streamsPerConnection
+      )
+    )
     CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, CCurl_PIPE_MULTIPLEX)
+    CCurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Self.streamsPerConnection)
     CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maximumConnections))
     CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maximumConnectionsPerHost))
     CCurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, configuration.maximumIdleConnections))
   }
+
+  /// The concurrent streams libcurl opens on one HTTP/2 connection (`CURLMOPT_MAX_CONCURRENT_STREAMS`, set to its own
+  /// default), which ``Admission`` counts on for a host that multiplexes.
+  static let streamsPerConnection = 100
 
   /// Runs rounds until the transport shuts down, or is released and has no transfer left.
   func run() {
@@ -54,12 +76,15 @@ final class CurlEngine {
       if phase == .stopping { return }
       for command in commands { apply(command) }
       commands.removeAll(keepingCapacity: true)
+      admitWaiting()
+      // With nothing running, every waiting transfer had room: none waits either.
       if phase == .draining && transfers.isEmpty { return }
 
       var running: Int32 = 0
       curl_multi_perform(multi, &running)
       let finishedAny = collectFinished()
       flushDirty()
+      admitWaiting()
       // Draining (a graceful shutdown, or the transport released): the last transfer just ended.
       if phase == .draining && finishedAny && transfers.isEmpty { return }
       let wait = checkDeadlines()
@@ -91,6 +116,9 @@ final class CurlEngine {
   func close(leftovers: [Command]) {
     for command in commands + leftovers { command.abandon(with: TransportError.shutDown) }
     commands = []
+    let waiting = admission.removeAll()
+    loop.noteWaiting(0)
+    for pending in waiting { pending.job.sink.fail(TransportError.shutDown) }
     for transfer in transfers {
       stop(transfer, with: TransportError.shutDown)
     }
@@ -104,12 +132,19 @@ final class CurlEngine {
   private func apply(_ command: Command) {
     switch command {
     case .start(let job):
-      let transfer = Transfer(job: job, engine: self)
-      transfer.slot = transfers.count
-      transfers.append(transfer)
-      transfer.begin()
+      let deadline = job.options.timeouts.total.map { Monotonic.now() &+ Monotonic.nanoseconds($0) }
+      let host = Admission<Pending>.Host(scheme: job.request.scheme, authority: job.request.authority)
+      switch admission.arrive((job, deadline), id: job.id, host: host, deadline: deadline) {
+      case .start(let ticket): begin(job, ticket: ticket, totalDeadline: deadline)
+      case .wait: loop.noteWaiting(admission.waiting, arrival: true)
+      }
     case .cancel(let id):
-      if let transfer = running(id) { stop(transfer, with: TransportError.cancelled()) }
+      if let transfer = running(id) {
+        stop(transfer, with: TransportError.cancelled())
+      } else if let pending = admission.cancel(id) {
+        loop.noteWaiting(admission.waiting)
+        pending.job.sink.fail(TransportError.cancelled())
+      }
     case .resumeReceiving(let id):
       running(id)?.resumeReceiving()
     case .resumeSending(let id):
@@ -117,6 +152,29 @@ final class CurlEngine {
     case .run(let job):
       job.runSynchronously(on: loop.asUnownedTaskExecutor())
     }
+  }
+
+  /// Hands a transfer to libcurl; its total deadline counts from its arrival at the loop, waiting included.
+  private func begin(_ job: Job, ticket: Admission<Pending>.Ticket, totalDeadline: UInt64?) {
+    let transfer = Transfer(job: job, engine: self, ticket: ticket, totalDeadline: totalDeadline)
+    transfer.slot = transfers.count
+    transfers.append(transfer)
+    transfer.begin()
+  }
+
+  /// Starts the waiting transfers there is room for, oldest first.
+  private func admitWaiting() {
+    guard admission.waiting > 0 else { return }
+    while let (pending, ticket) = admission.admitNext() {
+      begin(pending.job, ticket: ticket, totalDeadline: pending.deadline)
+    }
+    loop.noteWaiting(admission.waiting)
+  }
+
+  /// A response of the transfer holding `ticket` came over a protocol that multiplexes, or one that does not, unlike
+  /// what the ticket says: its host's room changes from the next admission on.
+  func learned(_ ticket: Admission<Pending>.Ticket, multiplexes: Bool) {
+    admission.learned(ticket, multiplexes: multiplexes)
   }
 
   /// The running transfer with this id, if it is still running.
@@ -129,8 +187,9 @@ final class CurlEngine {
   /// An easy handle, from the pool when one is free, and whether the options every transfer sets alike are set on it
   /// already (a pooled handle that was not reset).
   func takeHandle() -> (handle: UnsafeMutableRawPointer, primed: Bool)? {
-    if let pooled = pool.popLast() { return pooled }
-    return curl_easy_init().map { ($0, false) }
+    guard let taken = pool.popLast() ?? curl_easy_init().map({ ($0, false) }) else { return nil }
+    loop.noteHandlesHeld(1)
+    return taken
   }
 
   /// Adds a configured handle to the multi handle.
@@ -156,7 +215,9 @@ final class CurlEngine {
       }
       transfer.slot = -1
     }
+    admission.ended(transfer.ticket)
     guard let handle else { return }
+    loop.noteHandlesHeld(-1)
     if pool.count < configuration.maximumPooledHandles {
       if reset {
         curl_easy_reset(handle)
@@ -210,29 +271,38 @@ final class CurlEngine {
     dirty.removeAll(keepingCapacity: true)
   }
 
-  /// Ends the transfers whose idle or total deadline has passed; returns how long to poll.
+  /// Ends the transfers whose idle or total deadline has passed, waiting ones included; returns how long to poll.
   private func checkDeadlines() -> Int32 {
     var timeout = -1
     curl_multi_timeout(multi, &timeout)
+    guard !transfers.isEmpty || admission.nextDeadline != nil else {
+      return Int32(timeout < 0 ? 10_000 : min(timeout, 10_000))
+    }
+    let now = Monotonic.now()
     var next = UInt64.max
-    if !transfers.isEmpty {
-      let now = Monotonic.now()
-      for transfer in transfers {
-        switch transfer.checkDeadline(now: now) {
-        case .none: break
-        case .at(let deadline): next = min(next, deadline)
-        case .expired(let error): expired.append((transfer, error))
-        }
+    if let waitingDeadline = admission.nextDeadline, now >= waitingDeadline {
+      let timedOut = admission.expire(now: now)
+      loop.noteWaiting(admission.waiting)
+      for pending in timedOut {
+        pending.job.sink.fail(Transfer.totalTimeoutError(options: pending.job.options, url: pending.job.url))
       }
-      for (transfer, error) in expired { stop(transfer, with: error) }
-      if !expired.isEmpty {
-        expired.removeAll(keepingCapacity: true)
-        return 0
+    }
+    if let waitingDeadline = admission.nextDeadline { next = waitingDeadline }
+    for transfer in transfers {
+      switch transfer.checkDeadline(now: now) {
+      case .none: break
+      case .at(let deadline): next = min(next, deadline)
+      case .expired(let error): expired.append((transfer, error))
       }
-      if next != .max {
-        let ours = next > now ? Monotonic.milliseconds(next - now) : 0
-        timeout = timeout < 0 ? ours : min(timeout, ours)
-      }
+    }
+    for (transfer, error) in expired { stop(transfer, with: error) }
+    if !expired.isEmpty {
+      expired.removeAll(keepingCapacity: true)
+      return 0
+    }
+    if next != .max {
+      let ours = next > now ? Monotonic.milliseconds(next - now) : 0
+      timeout = timeout < 0 ? ours : min(timeout, ours)
     }
     return Int32(timeout < 0 ? 10_000 : min(timeout, 10_000))
   }

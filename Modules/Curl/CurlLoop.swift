@@ -61,9 +61,35 @@ final class CurlLoop: TaskExecutor {
   /// Callers between deciding to wake the loop and having called `curl_multi_wakeup`; the multi handle is not cleaned
   /// up before this is back to zero.
   private let wakers = Atomic<Int>(0)
+  /// Easy handles held by transfers (taken from the pool or created, not yet given back), as the loop last counted.
+  private let handlesHeldCount = Atomic<Int>(0)
+  /// Transfers waiting for room (``Admission``), as the loop last counted.
+  private let waitingCount = Atomic<Int>(0)
+  /// Transfers that had to wait for room, since the loop started.
+  private let waitedCount = Atomic<Int>(0)
 
   init(configuration: CurlTransport.Configuration) {
     self.configuration = configuration
+  }
+
+  /// Easy handles held by transfers now: a waiting transfer holds none.
+  var handlesHeld: Int { handlesHeldCount.load(ordering: .relaxed) }
+
+  /// Transfers waiting for room now.
+  var transfersWaiting: Int { waitingCount.load(ordering: .relaxed) }
+
+  /// Transfers that had to wait for room, in all.
+  var transfersWaited: Int { waitedCount.load(ordering: .relaxed) }
+
+  /// On the loop thread: a transfer took (`1`) or gave back (`-1`) an easy handle.
+  func noteHandlesHeld(_ change: Int) {
+    handlesHeldCount.add(change, ordering: .relaxed)
+  }
+
+  /// On the loop thread: how many transfers wait for room; `arrival` when a new one just joined them.
+  func noteWaiting(_ count: Int, arrival: Bool = false) {
+    if arrival { waitedCount.add(1, ordering: .relaxed) }
+    waitingCount.store(count, ordering: .relaxed)
   }
 
   /// A new transfer id.

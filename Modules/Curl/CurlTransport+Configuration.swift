@@ -9,14 +9,19 @@ extension CurlTransport {
   /// ```
   public struct Configuration: Hashable, Sendable {
     /// The most connections open at once, to all hosts together (`CURLMOPT_MAX_TOTAL_CONNECTIONS`); `0` for no
-    /// limit. Transfers beyond it wait in libcurl's queue for a free connection.
+    /// limit. Transfers beyond what the connections can start (one per connection, or 100 streams per connection to
+    /// a host that answered over HTTP/2) wait in the transport, in order and without a libcurl handle or buffer,
+    /// their total timeout running.
     public var maximumConnections: Int
-    /// The most connections open at once to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); `0` for no limit.
+    /// The most connections open at once to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`); `0` for no limit. Transfers
+    /// beyond it wait in the transport as for ``maximumConnections``.
     public var maximumConnectionsPerHost: Int
     /// The most idle connections kept open for reuse (`CURLMOPT_MAXCONNECTS`).
     public var maximumIdleConnections: Int
     /// The size of each transfer's receive buffer (`CURLOPT_BUFFERSIZE`), clamped to 16 KiB ... 10 MiB. Larger than
-    /// libcurl's 16 KiB default for throughput: fewer reads per body.
+    /// libcurl's 16 KiB default for throughput: fewer reads per body. The 256 KiB default was chosen on the api-mix,
+    /// fan-out and 100 MiB rows together (BENCHMARKS.md): only transfers libcurl can start hold one, so it costs
+    /// 6 MiB over 16 KiB at 64 connections.
     public var receiveBufferSize: Int
     /// Whether HTTP/2 is negotiated over TLS when the server offers it (`CURL_HTTP_VERSION_2TLS`); otherwise
     /// HTTP/1.1 is used everywhere. Cleartext `http://` URLs always use HTTP/1.1.

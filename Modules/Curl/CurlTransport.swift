@@ -149,6 +149,16 @@ public final class CurlTransport: Transport {
     loop.shutdown()
   }
 
+  /// Easy handles held by this transport's transfers now (pooled ones not counted): a transfer waiting for room
+  /// holds none. For tests.
+  var easyHandlesHeld: Int { loop.handlesHeld }
+
+  /// Transfers waiting for a connection to have room for them. For tests.
+  var transfersWaiting: Int { loop.transfersWaiting }
+
+  /// Transfers that had to wait for room since the transport started. For tests.
+  var transfersWaited: Int { loop.transfersWaited }
+
   /// Shuts down gracefully: a request sent from now on fails at once with
   /// ``/MalibuTransport/TransportError/Code/shutDown``; the transfers already running (a body still streaming
   /// included) go on for up to `gracePeriod`, and those still running then are cancelled, as by ``shutdown()``. Returns

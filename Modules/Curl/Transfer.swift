@@ -49,6 +49,8 @@ final class Transfer {
   let id: UInt64
   unowned let engine: CurlEngine
   let job: Job
+  /// The room ``Admission`` gave this transfer, given back when it ends.
+  let ticket: Admission<CurlEngine.Pending>.Ticket
   let errorBuffer: UnsafeMutablePointer<CChar>
 
   @exclusivity(unchecked) var machine: StateMachine
@@ -81,18 +83,19 @@ final class Transfer {
   @exclusivity(unchecked) private var parser = ResponseHeadParser()
   @exclusivity(unchecked) private var retained: Unmanaged<Transfer>?
 
-  init(job: Job, engine: CurlEngine) {
+  /// A transfer admitted with `ticket`, to end by `totalDeadline` (counted from its arrival at the loop) if set.
+  init(job: Job, engine: CurlEngine, ticket: Admission<CurlEngine.Pending>.Ticket, totalDeadline: UInt64?) {
     id = job.id
     self.engine = engine
     self.job = job
+    self.ticket = ticket
     request = job.request
     url = job.url
     body = job.body
     errorBuffer = .allocate(capacity: Int(CCurl_ERROR_SIZE) + 1)
     errorBuffer.initialize(repeating: 0, count: Int(CCurl_ERROR_SIZE) + 1)
-    let now = Monotonic.now()
     machine = StateMachine(
-      totalDeadline: job.options.timeouts.total.map { now &+ Monotonic.nanoseconds($0) },
+      totalDeadline: totalDeadline,
       idleTimeout: job.options.timeouts.idle.map { max(Monotonic.nanoseconds($0), 1) }
     )
   }
@@ -255,8 +258,19 @@ final class Transfer {
       machine.refuse(TransportError(code: .protocolError, message: "the server sent \(reason) (\(url))"))
       return 0
     case .complete(let head):
+      noteProtocol()
       return headComplete(head) ? line.count : 0
     }
+  }
+
+  /// Tells the engine when the response came over a protocol that multiplexes (HTTP/2, HTTP/3) and the ticket says
+  /// otherwise, or the other way round: the host's room for waiting transfers changes.
+  private func noteProtocol() {
+    guard ticket.host >= 0, let easy else { return }
+    var version = 0
+    guard CCurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK else { return }
+    let multiplexes = version == Int(CURL_HTTP_VERSION_2_0) || version == Int(CURL_HTTP_VERSION_3)
+    if multiplexes != ticket.multiplexed { engine.learned(ticket, multiplexes: multiplexes) }
   }
 
   private func headComplete(_ head: HTTPResponse) -> Bool {
@@ -456,7 +470,12 @@ final class Transfer {
   }
 
   func totalTimeoutError() -> TransportError {
-    let milliseconds = job.options.timeouts.total.map { Monotonic.nanoseconds($0) / 1_000_000 } ?? 0
+    Self.totalTimeoutError(options: job.options, url: url)
+  }
+
+  /// The error of a transfer to `url` that outlived its total timeout, running or waiting for room.
+  static func totalTimeoutError(options: TransferOptions, url: String) -> TransportError {
+    let milliseconds = options.timeouts.total.map { Monotonic.nanoseconds($0) / 1_000_000 } ?? 0
     return TransportError(
       code: .totalTimeout,
       message: "the transfer took longer than the total timeout of \(milliseconds) ms (\(url))"

@@ -16,6 +16,7 @@ Environment:
   BENCH_MICRO=0   skip the ordo-one/benchmark micro-benchmarks
   BENCH_MAX_SECONDS  a GET row stops after this long, its rate over the requests done (default 10; 0: never)
   BENCH_BIN       where the Swift clients are (default: Tools/Benchmarks/.build/release)
+  BENCH_CURL_BUFFER  CurlTransport's receive buffer in bytes for the curl contenders (default: the library's)
   MALIBU_NGINX    the nginx binary (default: PATH, /usr/sbin/nginx, ...)
   BENCH_JSON=0    skip the Codable JSON rows (bench-json, bench-simdjson; `--json` runs only those)
   BENCH_JSON_STRIDE  the callgrind runs of the JSON rows read every N-th api-mix file (default 10; 20 quick)

@@ -23,6 +23,10 @@ struct TransportClient: Client {
     let connections = options.pool ?? options.concurrency
     configuration.maximumConnectionsPerHost = options.pool ?? max(configuration.maximumConnectionsPerHost, connections)
     configuration.maximumIdleConnections = max(configuration.maximumIdleConnections, connections)
+    // `BENCH_CURL_BUFFER` (bytes): another receive buffer than the default, to choose the default by measurement.
+    if let size = ProcessInfo.processInfo.environment["BENCH_CURL_BUFFER"].flatMap({ Int($0) }) {
+      configuration.receiveBufferSize = size
+    }
     let transport = CurlTransport(configuration: configuration)
     var client = TransportClient(
       transport: transport,
