@@ -25,7 +25,7 @@ extension Networking {
   /// - Parameter endpoint: The endpoint.
   /// - Returns: The response head, its URL and the body.
   /// - Throws: A `NetworkError`, as ``request(_:)``'s promise is rejected with; the body throws `NetworkError`s too
-  ///   (code `transportFailed` with the `TransportError`, or `cancelled`).
+  ///   (code `transportFailed`, `timedOut` or `bodyTooLarge` with the `TransportError`, or `cancelled`).
   public func stream(_ endpoint: R) async throws -> StreamedResponse {
     try await stream(endpoint, adjustingHead: { _ in })
   }
@@ -108,9 +108,9 @@ public struct StreamedResponse: Sendable {
 
 /// The body of a streamed response: an `AsyncSequence` of `Data` chunks, read once, with back-pressure.
 ///
-/// Errors are `NetworkError`s: code `transportFailed` with the `TransportError` as the underlying error (a reset
-/// connection, a timeout, a body that cannot be decoded), or `cancelled`. Dropping the body (and its iterator)
-/// before the end stops the transfer.
+/// Errors are `NetworkError`s with the `TransportError` as the underlying error: code `timedOut` for a timeout,
+/// `bodyTooLarge`, `transportFailed` for the rest (a reset connection, a body that cannot be decoded), or
+/// `cancelled`. Dropping the body (and its iterator) before the end stops the transfer.
 public final class ResponseStream: AsyncSequence, Sendable {
   /// A chunk of the body.
   public typealias Element = Data
