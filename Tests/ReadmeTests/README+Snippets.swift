@@ -753,7 +753,8 @@ func readmeTransferOptions() async throws {
 /// README.md:978, "Retries".
 func readmeRetries() async throws {
   #sourceLocation(file:"README.md",line:979)
-  networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
+  networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
+  networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
   networking.transferOptions.retry.methods.insert(.post)  // only when the server recognises a repeated POST
@@ -768,9 +769,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1014, "HTTPS only, proxies and session configuration".
+/// README.md:1016, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1015)
+  #sourceLocation(file:"README.md",line:1017)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -787,9 +788,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1057, "OpenAPI".
+/// README.md:1059, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1061)
+  #sourceLocation(file:"README.md",line:1063)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -809,8 +810,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1090, "Tracing".
-#sourceLocation(file:"README.md",line:1094)
+// README.md:1092, "Tracing".
+#sourceLocation(file:"README.md",line:1096)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -818,8 +819,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1115, "Metrics".
-#sourceLocation(file:"README.md",line:1120)
+// README.md:1117, "Metrics".
+#sourceLocation(file:"README.md",line:1122)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -827,15 +828,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1135, "Graceful shutdown".
+/// README.md:1137, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1136)
+  #sourceLocation(file:"README.md",line:1138)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1143, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1149)
+// README.md:1145, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1151)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -848,9 +849,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1174, "Using single modules".
+/// README.md:1176, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1177)
+  #sourceLocation(file:"README.md",line:1179)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -859,9 +860,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1185, "Using single modules".
+/// README.md:1187, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1196)
+  #sourceLocation(file:"README.md",line:1198)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -881,9 +882,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1273, "Transports".
+/// README.md:1275, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1274)
+  #sourceLocation(file:"README.md",line:1276)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
