@@ -665,8 +665,8 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-// README.md:873, "Server-sent events".
-#sourceLocation(file:"README.md",line:874)
+// README.md:874, "Server-sent events".
+#sourceLocation(file:"README.md",line:875)
 enum Assistant: RequestConvertible {
   case complete(prompt: String)
 
@@ -685,9 +685,9 @@ struct CompletionChunk: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:892, "Server-sent events".
+/// README.md:893, "Server-sent events".
 func readmeServerSentEvents() async throws {
-  #sourceLocation(file:"README.md",line:893)
+  #sourceLocation(file:"README.md",line:894)
   let assistant = Networking<Assistant>()
   var answer = ""
   for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
@@ -700,9 +700,9 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:912, "The Malibu namespace".
+/// README.md:913, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:913)
+  #sourceLocation(file:"README.md",line:914)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -720,9 +720,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:934, "Gzip".
+/// README.md:935, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:935)
+  #sourceLocation(file:"README.md",line:936)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -734,9 +734,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:946, "Transfer options".
+/// README.md:947, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:947)
+  #sourceLocation(file:"README.md",line:948)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -750,9 +750,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:978, "Retries".
+/// README.md:979, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:979)
+  #sourceLocation(file:"README.md",line:980)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
   networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
@@ -769,9 +769,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1016, "HTTPS only, proxies and session configuration".
+/// README.md:1017, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1017)
+  #sourceLocation(file:"README.md",line:1018)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -788,9 +788,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1059, "OpenAPI".
+/// README.md:1060, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1063)
+  #sourceLocation(file:"README.md",line:1064)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -810,8 +810,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1092, "Tracing".
-#sourceLocation(file:"README.md",line:1096)
+// README.md:1093, "Tracing".
+#sourceLocation(file:"README.md",line:1097)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -819,8 +819,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1117, "Metrics".
-#sourceLocation(file:"README.md",line:1122)
+// README.md:1118, "Metrics".
+#sourceLocation(file:"README.md",line:1123)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -828,15 +828,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1137, "Graceful shutdown".
+/// README.md:1138, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1138)
+  #sourceLocation(file:"README.md",line:1139)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1145, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1151)
+// README.md:1146, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1152)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -849,9 +849,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1176, "Using single modules".
+/// README.md:1177, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1179)
+  #sourceLocation(file:"README.md",line:1180)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -860,9 +860,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1187, "Using single modules".
+/// README.md:1188, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1198)
+  #sourceLocation(file:"README.md",line:1199)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -882,9 +882,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1275, "Transports".
+/// README.md:1276, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1276)
+  #sourceLocation(file:"README.md",line:1277)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
