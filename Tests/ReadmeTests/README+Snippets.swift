@@ -337,8 +337,8 @@ func readmeTypedRequests2() async throws {
   _ = (posts, boards)
 }
 
-// README.md:420, "Typed requests".
-#sourceLocation(file:"README.md",line:421)
+// README.md:422, "Typed requests".
+#sourceLocation(file:"README.md",line:423)
 struct PostTitles: Decodable, Sendable {
   struct Post: Decodable, Sendable {
     let id: String
@@ -355,9 +355,9 @@ struct AllPosts: GraphQLRequest {
 }
 #sourceLocation()
 
-/// README.md:437, "Typed requests".
+/// README.md:439, "Typed requests".
 func readmeTypedRequests3() async throws {
-  #sourceLocation(file:"README.md",line:438)
+  #sourceLocation(file:"README.md",line:440)
   do {
     let posts = try await networking.send(AllPosts()).posts
     print(posts.map(\.title))
@@ -369,8 +369,8 @@ func readmeTypedRequests3() async throws {
   #sourceLocation()
 }
 
-// README.md:452, "Typed requests".
-#sourceLocation(file:"README.md",line:453)
+// README.md:454, "Typed requests".
+#sourceLocation(file:"README.md",line:455)
 struct StagingInterceptor: RequestInterceptor {
   func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
     if request.path?.hasPrefix("/api/boards/404") == true {
@@ -383,18 +383,18 @@ struct StagingInterceptor: RequestInterceptor {
 }
 #sourceLocation()
 
-/// README.md:465, "Typed requests".
+/// README.md:467, "Typed requests".
 func readmeTypedRequests4() async throws {
-  #sourceLocation(file:"README.md",line:466)
+  #sourceLocation(file:"README.md",line:468)
   networking.interceptors = [StagingInterceptor()]
   let staged = try await networking.request(.showBoard(id: 404)).validate().decode(using: Board.self).value
   #sourceLocation()
   _ = staged
 }
 
-/// README.md:488, "Errors".
+/// README.md:490, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:489)
+  #sourceLocation(file:"README.md",line:491)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -414,9 +414,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:520, "Failures and activity".
+/// README.md:522, "Failures and activity".
 func readmeFailuresAndActivity() async throws {
-  #sourceLocation(file:"README.md",line:521)
+  #sourceLocation(file:"README.md",line:523)
   networking.onFailure = { failure in
     print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
@@ -432,9 +432,9 @@ func readmeFailuresAndActivity() async throws {
   _ = failures
 }
 
-/// README.md:540, "Failures and activity".
+/// README.md:542, "Failures and activity".
 func readmeFailuresAndActivity2() async throws {
-  #sourceLocation(file:"README.md",line:541)
+  #sourceLocation(file:"README.md",line:543)
   struct APIError: Error { let message: String }
   struct APIErrorBody: Decodable { let error: String? }
 
@@ -459,9 +459,9 @@ func readmeFailuresAndActivity2() async throws {
   #sourceLocation()
 }
 
-/// README.md:572, "Authentication".
+/// README.md:574, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:573)
+  #sourceLocation(file:"README.md",line:575)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -469,18 +469,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:583, "Authentication".
+/// README.md:585, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:584)
+  #sourceLocation(file:"README.md",line:586)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:598, "Logging".
+/// README.md:600, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:599)
+  #sourceLocation(file:"README.md",line:601)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -493,9 +493,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:624, "Logging".
+/// README.md:626, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:625)
+  #sourceLocation(file:"README.md",line:627)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -503,9 +503,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:636, "Mocking".
+/// README.md:638, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:637)
+  #sourceLocation(file:"README.md",line:639)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -526,9 +526,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:660, "Mocking".
+/// README.md:662, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:663)
+  #sourceLocation(file:"README.md",line:665)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -542,9 +542,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:683, "Mock modes".
+/// README.md:685, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:684)
+  #sourceLocation(file:"README.md",line:686)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -559,9 +559,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:709, "Offline storage and replay".
+/// README.md:711, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:710)
+  #sourceLocation(file:"README.md",line:712)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -575,9 +575,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:735, "HTTP cache".
+/// README.md:737, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:736)
+  #sourceLocation(file:"README.md",line:738)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -587,9 +587,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:756, "ETags".
+/// README.md:758, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:757)
+  #sourceLocation(file:"README.md",line:759)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -602,9 +602,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:783, "Cookies".
+/// README.md:785, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:784)
+  #sourceLocation(file:"README.md",line:786)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -617,9 +617,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:796, "Cancellation".
+/// README.md:798, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:797)
+  #sourceLocation(file:"README.md",line:799)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -633,9 +633,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:819, "Downloads".
+/// README.md:821, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:820)
+  #sourceLocation(file:"README.md",line:822)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -643,18 +643,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:840, "Downloads".
+/// README.md:842, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:841)
+  #sourceLocation(file:"README.md",line:843)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:851, "Streaming".
+/// README.md:853, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:852)
+  #sourceLocation(file:"README.md",line:854)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -665,8 +665,8 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-// README.md:874, "Server-sent events".
-#sourceLocation(file:"README.md",line:875)
+// README.md:876, "Server-sent events".
+#sourceLocation(file:"README.md",line:877)
 enum Assistant: RequestConvertible {
   case complete(prompt: String)
 
@@ -685,9 +685,9 @@ struct CompletionChunk: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:893, "Server-sent events".
+/// README.md:895, "Server-sent events".
 func readmeServerSentEvents() async throws {
-  #sourceLocation(file:"README.md",line:894)
+  #sourceLocation(file:"README.md",line:896)
   let assistant = Networking<Assistant>()
   var answer = ""
   for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
@@ -700,9 +700,9 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:913, "The Malibu namespace".
+/// README.md:915, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:914)
+  #sourceLocation(file:"README.md",line:916)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -720,9 +720,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:935, "Gzip".
+/// README.md:937, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:936)
+  #sourceLocation(file:"README.md",line:938)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -734,9 +734,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:947, "Transfer options".
+/// README.md:949, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:948)
+  #sourceLocation(file:"README.md",line:950)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -750,9 +750,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:979, "Retries".
+/// README.md:981, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:980)
+  #sourceLocation(file:"README.md",line:982)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
   networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
@@ -769,9 +769,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1017, "HTTPS only, proxies and session configuration".
+/// README.md:1019, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1018)
+  #sourceLocation(file:"README.md",line:1020)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -788,9 +788,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1060, "OpenAPI".
+/// README.md:1062, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1064)
+  #sourceLocation(file:"README.md",line:1066)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -810,8 +810,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1093, "Tracing".
-#sourceLocation(file:"README.md",line:1097)
+// README.md:1095, "Tracing".
+#sourceLocation(file:"README.md",line:1099)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -819,8 +819,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1118, "Metrics".
-#sourceLocation(file:"README.md",line:1123)
+// README.md:1120, "Metrics".
+#sourceLocation(file:"README.md",line:1125)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -828,15 +828,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1138, "Graceful shutdown".
+/// README.md:1140, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1139)
+  #sourceLocation(file:"README.md",line:1141)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1146, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1152)
+// README.md:1148, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1154)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -849,9 +849,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1177, "Using single modules".
+/// README.md:1179, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1180)
+  #sourceLocation(file:"README.md",line:1182)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -860,9 +860,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1188, "Using single modules".
+/// README.md:1190, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1199)
+  #sourceLocation(file:"README.md",line:1201)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -882,9 +882,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1276, "Transports".
+/// README.md:1278, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1277)
+  #sourceLocation(file:"README.md",line:1279)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
