@@ -526,9 +526,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:662, "Mocking".
+/// README.md:663, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:665)
+  #sourceLocation(file:"README.md",line:666)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -542,9 +542,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:685, "Mock modes".
+/// README.md:686, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:686)
+  #sourceLocation(file:"README.md",line:687)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -559,9 +559,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:711, "Offline storage and replay".
+/// README.md:712, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:712)
+  #sourceLocation(file:"README.md",line:713)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -575,9 +575,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:737, "HTTP cache".
+/// README.md:738, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:738)
+  #sourceLocation(file:"README.md",line:739)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -587,9 +587,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:758, "ETags".
+/// README.md:759, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:759)
+  #sourceLocation(file:"README.md",line:760)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -602,9 +602,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:785, "Cookies".
+/// README.md:786, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:786)
+  #sourceLocation(file:"README.md",line:787)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -617,9 +617,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:798, "Cancellation".
+/// README.md:799, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:799)
+  #sourceLocation(file:"README.md",line:800)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -633,9 +633,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:821, "Downloads".
+/// README.md:822, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:822)
+  #sourceLocation(file:"README.md",line:823)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -643,18 +643,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:842, "Downloads".
+/// README.md:843, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:843)
+  #sourceLocation(file:"README.md",line:844)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:853, "Streaming".
+/// README.md:854, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:854)
+  #sourceLocation(file:"README.md",line:855)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -665,8 +665,8 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-// README.md:876, "Server-sent events".
-#sourceLocation(file:"README.md",line:877)
+// README.md:877, "Server-sent events".
+#sourceLocation(file:"README.md",line:878)
 enum Assistant: RequestConvertible {
   case complete(prompt: String)
 
@@ -685,9 +685,9 @@ struct CompletionChunk: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:895, "Server-sent events".
+/// README.md:896, "Server-sent events".
 func readmeServerSentEvents() async throws {
-  #sourceLocation(file:"README.md",line:896)
+  #sourceLocation(file:"README.md",line:897)
   let assistant = Networking<Assistant>()
   var answer = ""
   for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
@@ -700,9 +700,9 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:915, "The Malibu namespace".
+/// README.md:916, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:916)
+  #sourceLocation(file:"README.md",line:917)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -720,9 +720,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:937, "Gzip".
+/// README.md:938, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:938)
+  #sourceLocation(file:"README.md",line:939)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -734,9 +734,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:949, "Transfer options".
+/// README.md:950, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:950)
+  #sourceLocation(file:"README.md",line:951)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -750,9 +750,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:981, "Retries".
+/// README.md:982, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:982)
+  #sourceLocation(file:"README.md",line:983)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
   networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
@@ -769,9 +769,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1019, "HTTPS only, proxies and session configuration".
+/// README.md:1020, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1020)
+  #sourceLocation(file:"README.md",line:1021)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -788,9 +788,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1062, "OpenAPI".
+/// README.md:1063, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1066)
+  #sourceLocation(file:"README.md",line:1067)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -810,8 +810,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1095, "Tracing".
-#sourceLocation(file:"README.md",line:1099)
+// README.md:1096, "Tracing".
+#sourceLocation(file:"README.md",line:1100)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -819,8 +819,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1120, "Metrics".
-#sourceLocation(file:"README.md",line:1125)
+// README.md:1121, "Metrics".
+#sourceLocation(file:"README.md",line:1126)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -828,15 +828,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1140, "Graceful shutdown".
+/// README.md:1141, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1141)
+  #sourceLocation(file:"README.md",line:1142)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1148, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1154)
+// README.md:1149, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1155)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -849,9 +849,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1179, "Using single modules".
+/// README.md:1180, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1182)
+  #sourceLocation(file:"README.md",line:1183)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -860,9 +860,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1190, "Using single modules".
+/// README.md:1191, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1201)
+  #sourceLocation(file:"README.md",line:1202)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -882,9 +882,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1278, "Transports".
+/// README.md:1279, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1279)
+  #sourceLocation(file:"README.md",line:1280)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
