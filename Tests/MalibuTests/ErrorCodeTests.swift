@@ -95,6 +95,42 @@ struct ErrorCodeTests {
     #expect(error.description == "NetworkError.\(expected): it went wrong (\(code)) (cause: TransportError.\(code))")
   }
 
+  /// A transport whose every send fails with `error`.
+  private struct FailingTransport: Transport {
+    let error: any Error & Sendable
+
+    func send(_ request: HTTPRequest, body: RequestBody?, options: TransferOptions) async throws -> TransportResponse {
+      throw error
+    }
+  }
+
+  /// Every download problem, and the code it is matched by.
+  @Test(arguments: [
+    (DownloadError.Code.unacceptableStatus, NetworkError.Code.unacceptableStatusCode),
+    (.missingDirectory, .missingDirectory),
+    (.rangeMismatch, .rangeMismatch),
+    (.lengthMismatch, .lengthMismatch),
+    (.destinationBusy, .destinationBusy),
+    (.bodyTooLarge, .bodyTooLarge),
+    (.untrustedFile, .untrustedFile),
+    (.fileSystem, .fileSystem),
+  ])
+  func aDownloadProblemHasACodeToMatch(code: DownloadError.Code, expected: NetworkError.Code) async throws {
+    let directory = FileManager.default.temporaryDirectory
+    let failure = DownloadError(code: code, message: "the download went wrong (\(code))")
+    let networking = Networking<Probe>(transport: .custom(FailingTransport(error: failure)))
+    let destination = directory.appendingPathComponent("malibu-download-code-\(UUID()).bin")
+    let error = try #require(await networkError(networking.download(Probe(.get("files")), to: destination)))
+    #expect(error.code == expected)
+    #expect((error.underlyingError as? DownloadError)?.code == code)
+    #expect(error.message == "the download went wrong (\(code))")
+    #expect(error.localizedDescription == "the download went wrong (\(code))")
+    #expect(
+      error.description == "NetworkError.\(expected): the download went wrong (\(code)) (cause: DownloadError.\(code))"
+    )
+    #expect(!FileManager.default.fileExists(atPath: destination.path))
+  }
+
   @Test func aDownloadIntoAMissingDirectoryFailsBeforeSending() async throws {
     let transport = makeTransport()
     let networking = Networking<Probe>(transport: .custom(transport))
