@@ -69,7 +69,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public static let requestRejected = Code("requestRejected")
     /// The networking stopped serving requests after its `shouldContinue` hook said so, until it is resumed.
     public static let stopped = Code("stopped")
-    /// The networking is shutting down (`shutdown(gracePeriod:)`) or has shut down: it takes no new request.
+    /// The networking, or the transport it sends through, is shutting down (`shutdown(gracePeriod:)`) or has shut
+    /// down: it takes no new request.
     public static let shutDown = Code("shutDown")
     /// The networking sends mocks only, and no mock answers this request; the message names the endpoint.
     public static let missingMock = Code("missingMock")

@@ -42,7 +42,8 @@ extension NetworkError {
   }
 
   /// The code a transport failure is matched by: `cancelled`, `timedOut` for any timeout, `insecureScheme` and
-  /// `addressNotAllowed` for a refusal, `bodyTooLarge`; `transportFailed` for the rest.
+  /// `addressNotAllowed` for a refusal, `bodyTooLarge`, `shutDown` for a transport that takes no new request;
+  /// `transportFailed` for the rest.
   static func code(for error: TransportError) -> Code {
     switch error.code {
     case .cancelled: .cancelled
@@ -50,6 +51,7 @@ extension NetworkError {
     case .insecureScheme: .insecureScheme
     case .addressNotAllowed: .addressNotAllowed
     case .bodyTooLarge: .bodyTooLarge
+    case .shutDown: .shutDown
     default: .transportFailed
     }
   }

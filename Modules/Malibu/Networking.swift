@@ -43,8 +43,8 @@ public import MalibuTransport
 /// Every value is checked: CR, LF or NUL fail the request with `NetworkError` code `invalidHeader`.
 ///
 /// Errors reaching the promise are `NetworkError`: transport failures are wrapped with a code to match (`timedOut`
-/// for any timeout, `insecureScheme` and `addressNotAllowed` for a refusal, `bodyTooLarge`, `cancelled`, else
-/// `transportFailed`) and keep the `TransportError` as `underlyingError`. The one exception is the
+/// for any timeout, `insecureScheme` and `addressNotAllowed` for a refusal, `bodyTooLarge`, `shutDown`, `cancelled`,
+/// else `transportFailed`) and keep the `TransportError` as `underlyingError`. The one exception is the
 /// caller's own `promise.cancel()`, which rejects that promise with `CancellationError` at once, as it does every
 /// `Promise`; ``cancelAllRequests()`` rejects with `NetworkError` code `cancelled`. `isCancellationError(_:)` is
 /// `true` for both, and `fail { }` skips both unless asked for `.allErrors`. The errors of the networking's

@@ -78,6 +78,7 @@ struct ErrorCodeTests {
     (.addressNotAllowed, .addressNotAllowed),
     (.bodyTooLarge, .bodyTooLarge),
     (.cancelled, .cancelled),
+    (.shutDown, .shutDown),
     (.connectionRefused, .transportFailed),
     (.connectionReset, .transportFailed),
     (.tls, .transportFailed),
