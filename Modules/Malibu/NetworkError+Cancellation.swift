@@ -17,7 +17,7 @@ extension NetworkError: CancellationIndicating {
   }
 }
 
-/// A `TransportError` with code `cancelled` stands for a cancellation (its ``TransportError/isCancellation``), so
+/// A `TransportError` with code `cancelled` stands for a cancellation (its `TransportError.isCancellation`), so
 /// `isCancellationError(_:)` recognises it directly, as it does inside a `NetworkError`.
 extension TransportError: CancellationIndicating {}
 
