@@ -318,6 +318,15 @@ extension FaultInjectionTests {
     /// As ``Fault/urlSessionLimit``.
     var urlSessionLimit: Comment?
     var testDescription: String { route }
+
+    /// The `NetworkError` code the facade reports it with.
+    var networkCode: NetworkError.Code {
+      switch code {
+      case .idleTimeout: .timedOut
+      case .bodyTooLarge: .bodyTooLarge
+      default: .transportFailed
+      }
+    }
   }
 
   static let facadeFaults: [FacadeFault] = [
@@ -347,7 +356,7 @@ extension FaultInjectionTests {
     let started = ContinuousClock.now
     let error = try #require(await rejection(networking.request(.route(fault.route))))
     let elapsed = ContinuousClock.now - started
-    #expect(error.code == .transportFailed, "\(error)")
+    #expect(error.code == fault.networkCode, "\(error)")
     #expect((error.underlyingError as? TransportError)?.code == fault.code, "\(error)")
     #expect(elapsed < Self.idle + Self.bound, "\(fault.route) took \(elapsed)")
 

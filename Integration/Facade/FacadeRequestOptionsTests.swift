@@ -19,7 +19,7 @@ struct FacadeRequestOptionsTests {
     )
     // Fails by the configured 1 s, not after the server's 4 s.
     #expect(start.duration(to: clock.now) < .seconds(3))
-    #expect(error?.code == .transportFailed)
+    #expect(error?.code == .timedOut)
     #expect((error?.underlyingError as? TransportError)?.code == .totalTimeout)
     #expect(networking.transferOptions.timeouts.total == nil)
     let response = try await networking.request(HttpbinProbe(.get("delay/1"))).validate().value

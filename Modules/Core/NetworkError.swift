@@ -49,13 +49,28 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public static let decodingFailed = Code("decodingFailed")
     /// The request was cancelled.
     public static let cancelled = Code("cancelled")
+    /// A plain `http://` request, or a redirect to one, refused under an HTTPS-only policy (`insecureHTTP = .refuse`)
+    /// before anything was sent to that URL; the message names the URL's host. The cause is the `TransportError`.
+    public static let insecureScheme = Code("insecureScheme")
+    /// The connection policy refused the address a connection was about to open (a redirect into `169.254.169.254`,
+    /// say) before anything was sent to it; the message names the host and the address. The cause is the
+    /// `TransportError`.
+    public static let addressNotAllowed = Code("addressNotAllowed")
+    /// A timeout ended the request: no connection in time (`timeouts.connect`), no byte moved for too long
+    /// (`timeouts.idle`), or the whole request took too long (`timeouts.total`). The message says which; the cause is
+    /// the `TransportError` (`connectTimeout`, `idleTimeout` or `totalTimeout`).
+    public static let timedOut = Code("timedOut")
+    /// The response body is larger than the limit it was read with (`maximumResponseSize`, the decompression limit,
+    /// a download's `maxBytes`); the message names the setting that raises it.
+    public static let bodyTooLarge = Code("bodyTooLarge")
     /// The transport failed to send the request or receive the response; the cause says how.
     public static let transportFailed = Code("transportFailed")
     /// A middleware, or another step before sending, stopped the request.
     public static let requestRejected = Code("requestRejected")
     /// The networking stopped serving requests after its `shouldContinue` hook said so, until it is resumed.
     public static let stopped = Code("stopped")
-    /// The networking is shutting down (`shutdown(gracePeriod:)`) or has shut down: it takes no new request.
+    /// The networking, or the transport it sends through, is shutting down (`shutdown(gracePeriod:)`) or has shut
+    /// down: it takes no new request.
     public static let shutDown = Code("shutDown")
     /// The networking sends mocks only, and no mock answers this request; the message names the endpoint.
     public static let missingMock = Code("missingMock")
@@ -69,6 +84,23 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     /// A GraphQL response carries `errors`; the cause is a `GraphQLError` with every message and path, and the
     /// partial `data` when there is some.
     public static let graphQLErrors = Code("graphQLErrors")
+
+    // Downloads (the facade's `download(_:to:resume:maxBytes:)`); the cause is the transport's `DownloadError`.
+    /// The download's destination directory does not exist (or is not a directory); nothing was sent.
+    public static let missingDirectory = Code("missingDirectory")
+    /// A partial response did not continue the partial file (its `Content-Range` did not start where the file ends,
+    /// was missing or malformed, or the body's length did not match it); the partial file was discarded.
+    public static let rangeMismatch = Code("rangeMismatch")
+    /// The downloaded body ended after fewer or more bytes than its `Content-Length` announced.
+    public static let lengthMismatch = Code("lengthMismatch")
+    /// Another download in this process is writing to the same destination.
+    public static let destinationBusy = Code("destinationBusy")
+    /// The download's partial file or its record is a link or special file planted under its name; it was not
+    /// followed or written through.
+    public static let untrustedFile = Code("untrustedFile")
+    /// The downloaded file could not be created, written or moved into place; the cause's cause says why.
+    public static let fileSystem = Code("fileSystem")
+
     /// The code's name, as spelled in Swift.
     public var description: String { name }
   }

@@ -122,8 +122,15 @@ public struct GraphQLPayload<Variables: Encodable & Sendable>: Encodable, Sendab
 /// let inline: GraphQLQuery = "{ posts { id title } }"
 /// let bundled = GraphQLQuery.file("AllPosts", in: Bundle.module)          // AllPosts.graphql
 /// let onDisk = GraphQLQuery.file("AllPosts.graphql", in: URL(fileURLWithPath: "queries"))
+/// let operation = "AllPosts"
+/// let named: GraphQLQuery = "query \(operation) { posts { id title } }"  // query AllPosts { posts { id title } }
 /// ```
-public struct GraphQLQuery: Sendable, ExpressibleByStringLiteral {
+///
+/// An interpolation is plain text insertion, as in any Swift string: the value's text goes into the document as it
+/// is, with no quoting or escaping, so it can build the document's own parts (an operation name, a fragment, a field
+/// list). Values a user gives belong in the request's `variables`, never interpolated: a quote or a brace in them
+/// would change the document.
+public struct GraphQLQuery: Sendable, ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
   private enum Source: Sendable {
     case text(String)
     case file(URL?, name: String, place: String)
@@ -141,6 +148,13 @@ public struct GraphQLQuery: Sendable, ExpressibleByStringLiteral {
   /// - Parameter value: The text.
   public init(stringLiteral value: String) {
     source = .text(value)
+  }
+
+  /// A document given as text with interpolations (`"query \(name) { … }"`), each inserted as plain text, without
+  /// quoting or escaping.
+  /// - Parameter stringInterpolation: The literal's text and interpolated values.
+  public init(stringInterpolation: DefaultStringInterpolation) {
+    source = .text(String(stringInterpolation: stringInterpolation))
   }
 
   /// A document given as text.

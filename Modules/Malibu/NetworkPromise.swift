@@ -73,8 +73,17 @@ extension Promise where Value == Response {
   }
 
   /// The body as text, decoded with the response's charset (UTF-8 when it names none) or `encoding`.
+  ///
+  /// It reads the body whatever the status: without ``validate()`` first, a 404 gives the text of its error page,
+  /// and `""` when that body is empty, as any empty body does. To fail on the status instead, validate first; the
+  /// error keeps the response, body included:
+  ///
+  /// ```swift
+  /// networking.request(.showBoard(id: 404)).validate().toString()  // rejected: unacceptableStatusCode, status 404
+  /// ```
   /// - Parameter encoding: An encoding that overrides the response's charset.
-  /// - Returns: A promise of the text, rejected with `NetworkError` code `stringDecodingFailed` or `emptyResponse`.
+  /// - Returns: A promise of the text (`""` for an empty body), rejected with `NetworkError` code
+  ///   `stringDecodingFailed` or `invalidContentType`.
   @discardableResult
   public func toString(encoding: String.Encoding? = nil) -> Promise<String> {
     derive(on: nil, passThrough: .failures) { try Self.serialize($0) { try $0.toString(encoding: encoding) } }

@@ -30,8 +30,10 @@ extension Networking {
   ///   - maxBytes: The largest file written, in bytes (a resumed partial file's bytes counted), or `nil` (the
   ///     default) for no limit; past it the download fails with `DownloadError.Code.bodyTooLarge`.
   /// - Returns: The promise of the downloaded file; rejected with a `NetworkError`: code `unacceptableStatusCode`
-  ///   (with the response head, no body) for a status that is not a file, `cancelled`, or `transportFailed` with the
-  ///   `TransportError` or `DownloadError` as its underlying error.
+  ///   (with the response head, no body) for a status that is not a file; the `DownloadError`'s own code
+  ///   (`missingDirectory` before anything is sent, `rangeMismatch`, `lengthMismatch`, `destinationBusy`,
+  ///   `untrustedFile`, `fileSystem`, `bodyTooLarge`); `cancelled`; or a transport failure's code (`timedOut`,
+  ///   `transportFailed`, ...). The `DownloadError` or `TransportError` is the underlying error.
   @discardableResult
   public func download(
     _ endpoint: R,

@@ -20,12 +20,13 @@ extension Networking {
   ///
   /// The body has back-pressure: the transport reads from the network only as fast as the body is consumed (a few
   /// MiB ahead at most; URLSession on Linux cannot pause, see the README). The request keeps its slot in the mode's
-  /// queue until the body has been read to its end, has failed, or is dropped. Cancelling the task that reads it,
-  /// dropping the body unread, or ``cancelAllRequests()`` stops the transfer at once.
+  /// queue until the body has been read to its end, has failed, is cancelled or is dropped.
+  /// ``ResponseStream/cancel()``, cancelling the task that reads it, dropping the body unread, or
+  /// ``cancelAllRequests()`` stops the transfer at once.
   /// - Parameter endpoint: The endpoint.
   /// - Returns: The response head, its URL and the body.
   /// - Throws: A `NetworkError`, as ``request(_:)``'s promise is rejected with; the body throws `NetworkError`s too
-  ///   (code `transportFailed` with the `TransportError`, or `cancelled`).
+  ///   (code `transportFailed`, `timedOut` or `bodyTooLarge` with the `TransportError`, or `cancelled`).
   public func stream(_ endpoint: R) async throws -> StreamedResponse {
     try await stream(endpoint, adjustingHead: { _ in })
   }
@@ -108,9 +109,9 @@ public struct StreamedResponse: Sendable {
 
 /// The body of a streamed response: an `AsyncSequence` of `Data` chunks, read once, with back-pressure.
 ///
-/// Errors are `NetworkError`s: code `transportFailed` with the `TransportError` as the underlying error (a reset
-/// connection, a timeout, a body that cannot be decoded), or `cancelled`. Dropping the body (and its iterator)
-/// before the end stops the transfer.
+/// Errors are `NetworkError`s with the `TransportError` as the underlying error: code `timedOut` for a timeout,
+/// `bodyTooLarge`, `transportFailed` for the rest (a reset connection, a body that cannot be decoded), or
+/// `cancelled`. Dropping the body (and its iterator) before the end, or ``cancel()``, stops the transfer.
 public final class ResponseStream: AsyncSequence, Sendable {
   /// A chunk of the body.
   public typealias Element = Data
@@ -134,6 +135,20 @@ public final class ResponseStream: AsyncSequence, Sendable {
   /// - Returns: The iterator.
   public func makeAsyncIterator() -> Iterator {
     Iterator(stream: self, chunks: body.makeAsyncIterator())
+  }
+
+  /// Stops the transfer now and frees the request's slot in the networking's mode, whoever holds the body: a read
+  /// waiting for the next chunk, and every later one, throws `NetworkError` code `cancelled`. Calling it again, or
+  /// after the end, does nothing.
+  ///
+  /// ```swift
+  /// let response = try await networking.stream(.tail(log: "app"))
+  /// Task { try await Task.sleep(for: .seconds(10)); response.body.cancel() }  // ten seconds of the log
+  /// for try await chunk in response.body { print(String(decoding: chunk, as: UTF8.self)) }
+  /// ```
+  public func cancel() {
+    body.cancel()
+    lease.release()
   }
 
   /// Reads the body chunk by chunk.

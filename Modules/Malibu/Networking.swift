@@ -42,8 +42,9 @@ public import MalibuTransport
 /// chose, since its boundary must match the bytes.
 /// Every value is checked: CR, LF or NUL fail the request with `NetworkError` code `invalidHeader`.
 ///
-/// Errors reaching the promise are `NetworkError`: transport failures are wrapped with code `transportFailed`
-/// (cancellations with `cancelled`) and keep the `TransportError` as `underlyingError`. The one exception is the
+/// Errors reaching the promise are `NetworkError`: transport failures are wrapped with a code to match (`timedOut`
+/// for any timeout, `insecureScheme` and `addressNotAllowed` for a refusal, `bodyTooLarge`, `shutDown`, `cancelled`,
+/// else `transportFailed`) and keep the `TransportError` as `underlyingError`. The one exception is the
 /// caller's own `promise.cancel()`, which rejects that promise with `CancellationError` at once, as it does every
 /// `Promise`; ``cancelAllRequests()`` rejects with `NetworkError` code `cancelled`. `isCancellationError(_:)` is
 /// `true` for both, and `fail { }` skips both unless asked for `.allErrors`. The errors of the networking's
@@ -191,7 +192,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// The largest response body accepted, in bytes (256 MiB by default); a larger one fails the request with
-  /// `NetworkError` code `transportFailed` (the underlying `TransportError` has code `bodyTooLarge`).
+  /// `NetworkError` code `bodyTooLarge` (the underlying `TransportError` has code `bodyTooLarge`).
   public var maximumResponseSize: Int {
     get { settings.withLock { $0.maximumResponseSize } }
     set { settings.withLock { $0.maximumResponseSize = newValue } }

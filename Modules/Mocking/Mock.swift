@@ -9,11 +9,14 @@ public import MalibuCore
 /// Mock(fileName: "boards.json", bundle: .module)                  // a resource of a (test) bundle
 /// Mock(fileName: "boards.json", directory: fixturesURL)           // a file in a directory
 /// Mock(json: ["id": 1, "title": "Balsa Fish"])                    // 200, application/json
+/// Mock(json: [["id": 1], ["id": 2]])                              // an array
+/// Mock(json: Board(id: 1, title: "Balsa Fish"))                   // an Encodable value
+/// Mock(json: #"{"id": 1, "title": "Balsa Fish"}"#)                // JSON text (a String or Data), sent as it is
 /// Mock(httpResponse: HTTPResponse(status: .notFound), data: Data(#"{"error":"gone"}"#.utf8))
 /// Mock(httpResponse: HTTPResponse(status: .ok), error: URLError(.notConnectedToInternet), delay: 0.5)
 /// ```
 ///
-/// Creating a mock never fails: a file that does not exist, or a JSON object that cannot be serialised, is recorded
+/// Creating a mock never fails: a file that does not exist, or a JSON value that cannot be serialised, is recorded
 /// and reported when the mock is used, as a `NetworkError` naming the file or the value (see ``loadData()``).
 public struct Mock: Sendable {
   enum Source: Sendable {
@@ -107,25 +110,111 @@ public struct Mock: Sendable {
   ///   - json: The object.
   ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
   public init(json: [String: any Sendable], delay: Double? = nil) {
+    self.init(jsonSource: Self.encoded { .object(try ParameterValue.normalize(json)) }, delay: delay)
+  }
+
+  /// A mock answering with a JSON array, with status 200 and `Content-Type: application/json`.
+  ///
+  /// Elements follow the rules of the dictionary form (`Mock(json: [String: any Sendable])`): numbers, strings,
+  /// booleans, arrays, dictionaries, `JSONNull`, dates, `Encodable` values; keys are written sorted. A value that
+  /// cannot be serialised makes the mock fail when used, with `NetworkError.Code.unsupportedParameter`.
+  /// - Parameters:
+  ///   - json: The array.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(json: [any Sendable], delay: Double? = nil) {
+    self.init(jsonSource: Self.encoded { try ParameterValue(normalizing: json) }, delay: delay)
+  }
+
+  /// A mock answering with an `Encodable` value as JSON (a model of the app, an array of them), with status 200 and
+  /// `Content-Type: application/json`.
+  ///
+  /// A value that cannot be encoded makes the mock fail when used, with `NetworkError.Code.encodingFailed` and the
+  /// `EncodingError` as the cause.
+  /// - Parameters:
+  ///   - json: The value.
+  ///   - encoder: The encoder; by default a `JSONEncoder` writing keys sorted, dates as Foundation's default.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init<Value: Encodable & Sendable>(json: Value, encoder: JSONEncoder? = nil, delay: Double? = nil) {
     let source: Source
     do {
-      let value = ParameterValue.object(try ParameterValue.normalize(json))
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      source = .data(try encoder.encode(value))
-    } catch let error as NetworkError {
-      source = .failure(error)
+      source = .data(try (encoder ?? Self.sortedEncoder()).encode(json))
     } catch {
       source = .failure(
-        NetworkError(code: .encodingFailed, message: "the mock's JSON cannot be encoded", underlyingError: error)
+        NetworkError(
+          code: .encodingFailed,
+          message: "the mock's \(Value.self) cannot be encoded as JSON: \(error)",
+          underlyingError: error
+        )
       )
     }
+    self.init(jsonSource: source, delay: delay)
+  }
+
+  /// A mock answering with JSON text, sent byte for byte, with status 200 and `Content-Type: application/json`.
+  ///
+  /// The text is the body, not a string value: `Mock(json: #"{"id": 1}"#)` answers with an object, and a JSON
+  /// string is written with its quotes (`Mock(json: #""hello""#)`). Text that is not JSON makes the mock fail when
+  /// used, with `NetworkError.Code.jsonSerializationFailed`, so that a typo in a fixture is not mistaken for a bug
+  /// in the code under test.
+  /// - Parameters:
+  ///   - json: The JSON text.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(json: String, delay: Double? = nil) {
+    self.init(json: Data(json.utf8), delay: delay)
+  }
+
+  /// A mock answering with JSON text given as bytes (a fixture read by the test, say), sent as they are, with
+  /// status 200 and `Content-Type: application/json`.
+  ///
+  /// Bytes that are not JSON make the mock fail when used, with `NetworkError.Code.jsonSerializationFailed`.
+  /// - Parameters:
+  ///   - json: The JSON text, UTF-8 encoded.
+  ///   - delay: A delay in seconds for this mock; `nil` uses the provider's.
+  public init(json: Data, delay: Double? = nil) {
+    let source: Source
+    do {
+      _ = try JSONSerialization.jsonObject(with: json, options: .fragmentsAllowed)
+      source = .data(json)
+    } catch {
+      source = .failure(
+        NetworkError(
+          code: .jsonSerializationFailed,
+          message: "the mock's JSON text (\(json.count) bytes) is not valid JSON: \(error.localizedDescription)",
+          underlyingError: error
+        )
+      )
+    }
+    self.init(jsonSource: source, delay: delay)
+  }
+
+  /// A `200 application/json` mock with `source` as its body.
+  private init(jsonSource source: Source, delay: Double?) {
     self.init(
       httpResponse: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
       source: source,
       error: nil,
       delay: delay
     )
+  }
+
+  /// The JSON of the value `normalize` makes, keys sorted; a failure recorded as the mock's error.
+  private static func encoded(_ normalize: () throws -> ParameterValue) -> Source {
+    do {
+      return .data(try sortedEncoder().encode(try normalize()))
+    } catch let error as NetworkError {
+      return .failure(error)
+    } catch {
+      return .failure(
+        NetworkError(code: .encodingFailed, message: "the mock's JSON cannot be encoded", underlyingError: error)
+      )
+    }
+  }
+
+  /// A JSON encoder writing keys sorted and slashes as they are.
+  private static func sortedEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
   }
 
   /// A mock answering with a response head you build, an optional body and an optional error.

@@ -10,6 +10,9 @@ extension Response {
   /// UTF-8. A leading byte-order mark is removed. The text is exact or there is an error: bytes that are not
   /// valid in the encoding are never replaced with `U+FFFD`.
   ///
+  /// The status is not looked at: a 404's body gives the text of its error page, and `""` when it is empty, as any
+  /// empty body does. Check the status first (`validate()`, `StatusCodeValidator`) to fail on it instead.
+  ///
   /// ```swift
   /// let html = try response.toString()                      // charset from Content-Type, else UTF-8
   /// let legacy = try response.toString(encoding: .windowsCP1251)

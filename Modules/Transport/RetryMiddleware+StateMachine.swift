@@ -98,7 +98,7 @@ extension RetryPolicy {
     case absent
     /// Wait this long (zero for a date in the past).
     case wait(Duration)
-    /// Longer than ``RetryPolicy/maxRetryAfter``: do not retry.
+    /// Longer than ``RetryPolicy/noRetryIfRetryAfterExceeds``: do not retry.
     case tooLong
   }
 
@@ -106,7 +106,7 @@ extension RetryPolicy {
   /// - Parameters:
   ///   - fields: The response's header fields.
   ///   - now: The current time.
-  /// - Returns: The wait it asks for, measured against ``maxRetryAfter``.
+  /// - Returns: The wait it asks for, measured against ``noRetryIfRetryAfterExceeds``.
   package func retryAfter(_ fields: HTTPFields, now: Date) -> RetryAfter {
     let values = fields[values: .retryAfter]
     guard values.count == 1, let value = values.first, !value.isEmpty else { return .absent }
@@ -119,7 +119,7 @@ extension RetryPolicy {
     } else {
       return .absent
     }
-    guard seconds <= maxRetryAfter.secondsValue else { return .tooLong }
+    guard seconds <= noRetryIfRetryAfterExceeds.secondsValue else { return .tooLong }
     return .wait(.seconds(seconds))
   }
 

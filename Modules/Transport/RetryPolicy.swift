@@ -5,7 +5,7 @@ public import HTTPTypes
 ///
 /// ```swift
 /// var options = TransferOptions()
-/// options.retry = .default                          // 3 attempts, 0.5 s base, Retry-After up to 30 s
+/// options.retry = .default                          // 3 attempts, 0.5 s base, no retry past Retry-After: 30
 /// options.retry.maxAttempts = 5
 /// options.retry.methods.insert(.post)               // only when the server dedupes (an idempotency key, say)
 /// options.retry.statuses.remove(.internalServerError)
@@ -24,8 +24,8 @@ public import HTTPTypes
 ///   response or error is returned at once. Only what happens before the response head is seen: a failure while
 ///   the returned body streams is the caller's.
 /// - **How long to wait.** A `Retry-After` field on a retried response is honoured, in seconds (`120`) or as an
-///   HTTP-date; a date in the past means at once. When it asks for more than ``maxRetryAfter``, the request is not
-///   retried: that response is returned as it is, `Retry-After` and all, so that the caller can decide, rather than
+///   HTTP-date; a date in the past means at once. When it asks for more than ``noRetryIfRetryAfterExceeds``, the request is
+///   not retried (the wait is never cut short to that length): that response is returned as it is, `Retry-After` and all, so that the caller can decide, rather than
 ///   parking the request for as long as the server asks or knocking again before the server said it would be ready.
 ///   A value that is neither form is ignored. Without one, the wait is exponential backoff with full jitter: before
 ///   retry *n* (1 for the first), a uniformly random duration between zero and
@@ -42,8 +42,9 @@ public struct RetryPolicy: Hashable, Sendable {
   public var baseDelay: Duration
   /// The largest backoff ceiling.
   public var maxDelay: Duration
-  /// The longest `Retry-After` honoured; a response asking for longer is returned without a retry.
-  public var maxRetryAfter: Duration
+  /// The longest `Retry-After` waited for. It is not a cap on the wait: a response asking for longer is not retried
+  /// at all, and is returned as it is, `Retry-After` and all.
+  public var noRetryIfRetryAfterExceeds: Duration
   /// The methods that are retried.
   public var methods: Set<HTTPRequest.Method>
   /// The response statuses that are retried.
@@ -56,7 +57,8 @@ public struct RetryPolicy: Hashable, Sendable {
   ///   - maxAttempts: The most sends in all; 3 by default.
   ///   - baseDelay: The first backoff ceiling; 0.5 s by default.
   ///   - maxDelay: The largest backoff ceiling; 10 s by default.
-  ///   - maxRetryAfter: The longest `Retry-After` honoured; 30 s by default.
+  ///   - noRetryIfRetryAfterExceeds: The longest `Retry-After` waited for; a response asking for longer is returned
+  ///     without a retry. 30 s by default.
   ///   - methods: The methods retried; ``idempotentMethods`` by default.
   ///   - statuses: The statuses retried; ``defaultStatuses`` by default.
   ///   - errorCodes: The transport errors retried; ``defaultErrorCodes`` by default.
@@ -64,7 +66,7 @@ public struct RetryPolicy: Hashable, Sendable {
     maxAttempts: Int = 3,
     baseDelay: Duration = .milliseconds(500),
     maxDelay: Duration = .seconds(10),
-    maxRetryAfter: Duration = .seconds(30),
+    noRetryIfRetryAfterExceeds: Duration = .seconds(30),
     methods: Set<HTTPRequest.Method> = RetryPolicy.idempotentMethods,
     statuses: Set<HTTPResponse.Status> = RetryPolicy.defaultStatuses,
     errorCodes: Set<TransportError.Code> = RetryPolicy.defaultErrorCodes
@@ -72,16 +74,60 @@ public struct RetryPolicy: Hashable, Sendable {
     self.maxAttempts = maxAttempts
     self.baseDelay = baseDelay
     self.maxDelay = maxDelay
-    self.maxRetryAfter = maxRetryAfter
+    self.noRetryIfRetryAfterExceeds = noRetryIfRetryAfterExceeds
     self.methods = methods
     self.statuses = statuses
     self.errorCodes = errorCodes
   }
 
+  /// The old name of ``noRetryIfRetryAfterExceeds``, which read like a cap on the wait: a longer `Retry-After` is
+  /// not shortened to it, the request is not retried.
+  @available(*, deprecated, renamed: "noRetryIfRetryAfterExceeds")
+  public var maxRetryAfter: Duration {
+    get { noRetryIfRetryAfterExceeds }
+    set { noRetryIfRetryAfterExceeds = newValue }
+  }
+
+  /// Creates a policy with the old name of ``noRetryIfRetryAfterExceeds``.
+  /// - Parameters:
+  ///   - maxAttempts: The most sends in all.
+  ///   - baseDelay: The first backoff ceiling.
+  ///   - maxDelay: The largest backoff ceiling.
+  ///   - maxRetryAfter: The longest `Retry-After` waited for; a response asking for longer is returned without a
+  ///     retry.
+  ///   - methods: The methods retried.
+  ///   - statuses: The statuses retried.
+  ///   - errorCodes: The transport errors retried.
+  @available(
+    *,
+    deprecated,
+    renamed: "init(maxAttempts:baseDelay:maxDelay:noRetryIfRetryAfterExceeds:methods:statuses:errorCodes:)"
+  )
+  public init(
+    maxAttempts: Int = 3,
+    baseDelay: Duration = .milliseconds(500),
+    maxDelay: Duration = .seconds(10),
+    maxRetryAfter: Duration,
+    methods: Set<HTTPRequest.Method> = RetryPolicy.idempotentMethods,
+    statuses: Set<HTTPResponse.Status> = RetryPolicy.defaultStatuses,
+    errorCodes: Set<TransportError.Code> = RetryPolicy.defaultErrorCodes
+  ) {
+    self.init(
+      maxAttempts: maxAttempts,
+      baseDelay: baseDelay,
+      maxDelay: maxDelay,
+      noRetryIfRetryAfterExceeds: maxRetryAfter,
+      methods: methods,
+      statuses: statuses,
+      errorCodes: errorCodes
+    )
+  }
+
   /// No retry: every request is sent once. The default of ``TransferOptions/retry``.
   public static let none = RetryPolicy(maxAttempts: 1)
 
-  /// Three attempts of idempotent requests, backoff from 0.5 s up to 10 s, `Retry-After` honoured up to 30 s, on
+  /// Three attempts of idempotent requests, backoff from 0.5 s up to 10 s, `Retry-After` waited for up to 30 s (no
+  /// retry when it asks for longer), on
   /// ``defaultStatuses`` and ``defaultErrorCodes``.
   public static let `default` = RetryPolicy()
 

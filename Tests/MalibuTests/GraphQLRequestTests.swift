@@ -53,6 +53,26 @@ struct GraphQLRequestTests {
     return (Networking<Probe>(transport: .custom(transport)), transport)
   }
 
+  @Test func anInterpolatedQueryIsItsTextWithTheValuesInsertedAsTheyAre() async throws {
+    let (networking, transport) = makeNetworking()
+    let operation = "AllPosts"
+    let fields = ["id", "title"]
+    let query: GraphQLQuery =
+      "query \(operation)($first: Int) { posts(first: $first) { \(fields.joined(separator: " ")) } }"
+    _ = try await networking.send(AllPosts(query: query))
+    // Plain text insertion: no quoting, no escaping, even of a quote.
+    let quoted: GraphQLQuery = "{ post(title: \("\"Balsa\"")) { id } }"
+    _ = try await networking.send(AllPosts(query: quoted))
+    let sent = transport.recordedRequests.compactMap(\.body).map {
+      (try? JSONSerialization.jsonObject(with: $0) as? [String: Any])?["query"] as? String
+    }
+    #expect(
+      sent == [
+        "query AllPosts($first: Int) { posts(first: $first) { id title } }", #"{ post(title: "Balsa") { id } }"#,
+      ]
+    )
+  }
+
   @Test func aQueryIsPostedAsJSONAndItsDataDecoded() async throws {
     let (networking, transport) = makeNetworking()
     let query = "query AllPosts($first: Int) { posts(first: $first) { id title } }"

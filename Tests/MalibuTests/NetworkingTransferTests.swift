@@ -248,6 +248,54 @@ struct NetworkingTransferTests {
     #expect(try await second.value.statusCode == 200)
   }
 
+  @Test func cancelStopsAStreamBeingReadAndFreesItsSlot() async throws {
+    let transport = FeedTransport()
+    let networking = Networking<Probe>(mode: .limited(1), transport: .custom(transport))
+    let response = try await networking.stream(Probe(.get("log")))
+    let reader = Task {
+      var chunks: [Data] = []
+      do {
+        for try await chunk in response.body { chunks.append(chunk) }
+        Issue.record("the stream went on after cancel()")
+        return (chunks, NetworkError?.none)
+      } catch {
+        return (chunks, error as? NetworkError)
+      }
+    }
+    await eventually("the first chunk was read") { transport.requests.count == 1 }
+    response.body.cancel()
+    let (chunks, error) = await reader.value
+    #expect(chunks.allSatisfy { $0 == Data("first".utf8) })
+    #expect(error?.code == .cancelled)
+    #expect(error?.isCancellation == true)
+    #expect(error?.localizedDescription == error?.message)
+    #expect(error?.description.hasPrefix("NetworkError.cancelled: ") == true, "\(String(describing: error))")
+    await eventually("the body was stopped") { transport.stopped == 1 }
+    response.body.cancel()  // again: nothing happens
+    // The slot is free again, while the cancelled response is still held: the networking serves the next request.
+    let next = try await networking.stream(Probe(.get("log")))
+    #expect(next.statusCode == 200)
+    #expect(transport.requests.count == 2)
+    var more = next.body.makeAsyncIterator()
+    #expect(try await more.next() == Data("first".utf8))
+    withExtendedLifetime(response) {}
+  }
+
+  @Test func cancelBeforeReadingEndsTheFirstReadWithACancellation() async throws {
+    let transport = FeedTransport()
+    let networking = Networking<Probe>(transport: .custom(transport))
+    let response = try await networking.stream(Probe(.get("log")))
+    response.body.cancel()
+    var chunks = response.body.makeAsyncIterator()
+    do {
+      while try await chunks.next() != nil {}
+      Issue.record("a cancelled stream ended normally")
+    } catch let error as NetworkError {
+      #expect(error.code == .cancelled)
+    }
+    await eventually("the body was stopped") { transport.stopped == 1 }
+  }
+
   @Test func cancelAllRequestsStopsAStreamBeingRead() async throws {
     let transport = FeedTransport()
     let networking = Networking<Probe>(mode: .limited(1), transport: .custom(transport))

@@ -15,6 +15,30 @@ struct PromiseHelperTests {
     return Networking<Probe>(transport: .custom(transport))
   }
 
+  @Test func toStringOnA404GivesItsBodyTextAndValidateTurnsItIntoAnError() async throws {
+    let page = networking(
+      status: .notFound,
+      headerFields: [.contentType: "text/plain"],
+      body: Data("no such board".utf8)
+    )
+    #expect(try await page.request(Probe(.get("boards/404"))).toString().value == "no such board")
+    // An empty 404 is "" like any empty body: the status is validate()'s to check.
+    let empty = networking(status: .notFound, headerFields: [:], body: Data())
+    #expect(try await empty.request(Probe(.get("boards/404"))).toString().value == "")
+    for networking in [page, empty] {
+      let error = try #require(await networkError(networking.request(Probe(.get("boards/404"))).validate().toString()))
+      #expect(error.code == .unacceptableStatusCode)
+      #expect(error.message == "status 404 is not one of 200..<300")
+      #expect(error.localizedDescription == "status 404 is not one of 200..<300")
+      #expect(
+        error.description == "NetworkError.unacceptableStatusCode: status 404 is not one of 200..<300 [status 404]"
+      )
+      #expect(error.response?.statusCode == 404)
+    }
+    let error = await networkError(page.request(Probe(.get("boards/404"))).validate().toString())
+    #expect(error?.response?.data == Data("no such board".utf8))
+  }
+
   @Test func serializers() async throws {
     let promise = networking().request(Probe(.get("boards")))
     #expect(try await promise.toData().value == boardsJSON)

@@ -7,6 +7,15 @@ import Testing
 
 @Suite("Mock")
 struct MockTests {
+  struct Board: Encodable, Sendable {
+    let id: Int
+    let title: String
+  }
+
+  struct Pin: Encodable, Sendable {
+    let boardId: Int
+  }
+
   struct Variant: Sendable, CustomTestStringConvertible {
     let name: String
     let mock: @Sendable () -> Mock
@@ -41,6 +50,67 @@ struct MockTests {
       body: Data(#"{"gone":null,"id":1,"tags":["a","b"],"title":"Balsa Fish"}"#.utf8)
     ),
     Variant(
+      name: "json array",
+      mock: { Mock(json: [["id": 1], ["id": 2, "tags": ["a"]] as [String: any Sendable]]) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"[{"id":1},{"id":2,"tags":["a"]}]"#.utf8)
+    ),
+    Variant(
+      name: "json array of mixed values",
+      mock: { Mock(json: [1, "two", true, JSONNull()] as [any Sendable]) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"[1,"two",true,null]"#.utf8)
+    ),
+    Variant(
+      name: "json Encodable",
+      mock: { Mock(json: Board(id: 1, title: "Balsa Fish/2")) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"{"id":1,"title":"Balsa Fish/2"}"#.utf8)
+    ),
+    Variant(
+      name: "json array of Encodable",
+      mock: { Mock(json: [Board(id: 1, title: "a"), Board(id: 2, title: "b")]) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"[{"id":1,"title":"a"},{"id":2,"title":"b"}]"#.utf8)
+    ),
+    Variant(
+      name: "json Encodable with an encoder",
+      mock: {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = .sortedKeys
+        return Mock(json: Pin(boardId: 7), encoder: encoder)
+      },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"{"board_id":7}"#.utf8)
+    ),
+    Variant(
+      name: "json text",
+      mock: { Mock(json: #"{ "id": 1, "title": "Balsa Fish" }"#) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#"{ "id": 1, "title": "Balsa Fish" }"#.utf8)
+    ),
+    Variant(
+      name: "json text, a string value",
+      mock: { Mock(json: #""hello""#) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data(#""hello""#.utf8)
+    ),
+    Variant(
+      name: "json Data",
+      mock: { Mock(json: Data("[1,2]".utf8)) },
+      status: .ok,
+      contentType: "application/json",
+      body: Data("[1,2]".utf8)
+    ),
+    Variant(
       name: "httpResponse with data",
       mock: {
         Mock(
@@ -70,6 +140,31 @@ struct MockTests {
     #expect(response.head.headerFields[.contentType] == variant.contentType)
     #expect(response.url?.absoluteString == "http://127.0.0.1:8080/api/boards")
     #expect(try await response.body.collect(upTo: 1 << 20) == variant.body)
+  }
+
+  @Test("JSON text that is not JSON fails the mock when used, saying so", arguments: ["{\"id\": 1", "hello", ""])
+  func invalidJSONText(_ text: String) async throws {
+    for mock in [Mock(json: text), Mock(json: Data(text.utf8))] {
+      #expect(mock.httpResponse.headerFields[.contentType] == "application/json")
+      let error = await caughtError { _ = try mock.loadData() }
+      let networkError = try #require(error as? NetworkError)
+      #expect(networkError.code == .jsonSerializationFailed)
+      #expect(networkError.message.hasPrefix("the mock's JSON text (\(text.utf8.count) bytes) is not valid JSON: "))
+      #expect(networkError.localizedDescription == networkError.message)
+      #expect(networkError.description.hasPrefix("NetworkError.jsonSerializationFailed: the mock's JSON text"))
+    }
+  }
+
+  @Test("an Encodable that cannot be encoded fails the mock when used, with the EncodingError")
+  func unencodableValue() async throws {
+    struct Reading: Encodable, Sendable { let value = Double.nan }
+    let mock = Mock(json: Reading())
+    let error = await caughtError { _ = try mock.loadData() }
+    let networkError = try #require(error as? NetworkError)
+    #expect(networkError.code == .encodingFailed)
+    #expect(networkError.underlyingError is EncodingError)
+    #expect(networkError.message.hasPrefix("the mock's Reading cannot be encoded as JSON: "))
+    #expect(networkError.localizedDescription == networkError.message)
   }
 
   @Test("a directory mock reads its file when used")

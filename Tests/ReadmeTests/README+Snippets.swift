@@ -337,8 +337,8 @@ func readmeTypedRequests2() async throws {
   _ = (posts, boards)
 }
 
-// README.md:420, "Typed requests".
-#sourceLocation(file:"README.md",line:421)
+// README.md:422, "Typed requests".
+#sourceLocation(file:"README.md",line:423)
 struct PostTitles: Decodable, Sendable {
   struct Post: Decodable, Sendable {
     let id: String
@@ -355,9 +355,9 @@ struct AllPosts: GraphQLRequest {
 }
 #sourceLocation()
 
-/// README.md:437, "Typed requests".
+/// README.md:439, "Typed requests".
 func readmeTypedRequests3() async throws {
-  #sourceLocation(file:"README.md",line:438)
+  #sourceLocation(file:"README.md",line:440)
   do {
     let posts = try await networking.send(AllPosts()).posts
     print(posts.map(\.title))
@@ -369,8 +369,8 @@ func readmeTypedRequests3() async throws {
   #sourceLocation()
 }
 
-// README.md:452, "Typed requests".
-#sourceLocation(file:"README.md",line:453)
+// README.md:454, "Typed requests".
+#sourceLocation(file:"README.md",line:455)
 struct StagingInterceptor: RequestInterceptor {
   func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
     if request.path?.hasPrefix("/api/boards/404") == true {
@@ -383,18 +383,18 @@ struct StagingInterceptor: RequestInterceptor {
 }
 #sourceLocation()
 
-/// README.md:465, "Typed requests".
+/// README.md:467, "Typed requests".
 func readmeTypedRequests4() async throws {
-  #sourceLocation(file:"README.md",line:466)
+  #sourceLocation(file:"README.md",line:468)
   networking.interceptors = [StagingInterceptor()]
   let staged = try await networking.request(.showBoard(id: 404)).validate().decode(using: Board.self).value
   #sourceLocation()
   _ = staged
 }
 
-/// README.md:485, "Errors".
+/// README.md:490, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:486)
+  #sourceLocation(file:"README.md",line:491)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -402,6 +402,8 @@ func readmeErrors() async throws {
     case .unacceptableStatusCode:
       let body = String(decoding: error.response?.data ?? Data(), as: UTF8.self)
       print("status \(error.response?.statusCode ?? 0): \(body)")
+    case .timedOut:
+      print("too slow: \(error.message)")  // the underlying TransportError says which timeout
     case .transportFailed:
       let transportError = error.underlyingError as? TransportError
       print("not sent: \(transportError?.code == .connectionRefused ? "server down" : error.message)")
@@ -412,9 +414,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:515, "Failures and activity".
+/// README.md:522, "Failures and activity".
 func readmeFailuresAndActivity() async throws {
-  #sourceLocation(file:"README.md",line:516)
+  #sourceLocation(file:"README.md",line:523)
   networking.onFailure = { failure in
     print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
@@ -430,9 +432,9 @@ func readmeFailuresAndActivity() async throws {
   _ = failures
 }
 
-/// README.md:535, "Failures and activity".
+/// README.md:542, "Failures and activity".
 func readmeFailuresAndActivity2() async throws {
-  #sourceLocation(file:"README.md",line:536)
+  #sourceLocation(file:"README.md",line:543)
   struct APIError: Error { let message: String }
   struct APIErrorBody: Decodable { let error: String? }
 
@@ -457,9 +459,9 @@ func readmeFailuresAndActivity2() async throws {
   #sourceLocation()
 }
 
-/// README.md:567, "Authentication".
+/// README.md:574, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:568)
+  #sourceLocation(file:"README.md",line:575)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -467,18 +469,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:578, "Authentication".
+/// README.md:585, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:579)
+  #sourceLocation(file:"README.md",line:586)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:593, "Logging".
+/// README.md:600, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:594)
+  #sourceLocation(file:"README.md",line:601)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -491,9 +493,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:619, "Logging".
+/// README.md:626, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:620)
+  #sourceLocation(file:"README.md",line:627)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -501,9 +503,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:631, "Mocking".
+/// README.md:638, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:632)
+  #sourceLocation(file:"README.md",line:639)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -524,9 +526,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:655, "Mocking".
+/// README.md:663, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:658)
+  #sourceLocation(file:"README.md",line:666)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -540,9 +542,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:678, "Mock modes".
+/// README.md:686, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:679)
+  #sourceLocation(file:"README.md",line:687)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -557,9 +559,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:704, "Offline storage and replay".
+/// README.md:712, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:705)
+  #sourceLocation(file:"README.md",line:713)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -573,9 +575,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:730, "HTTP cache".
+/// README.md:738, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:731)
+  #sourceLocation(file:"README.md",line:739)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -585,9 +587,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:751, "ETags".
+/// README.md:759, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:752)
+  #sourceLocation(file:"README.md",line:760)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -600,9 +602,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:778, "Cookies".
+/// README.md:786, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:779)
+  #sourceLocation(file:"README.md",line:787)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -615,9 +617,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:791, "Cancellation".
+/// README.md:799, "Cancellation".
 func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:792)
+  #sourceLocation(file:"README.md",line:800)
   let promise = networking.request(.fetchBoards)
   promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
 
@@ -631,9 +633,9 @@ func readmeCancellation() async throws {
   _ = (promise, task)
 }
 
-/// README.md:814, "Downloads".
+/// README.md:822, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:815)
+  #sourceLocation(file:"README.md",line:823)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -641,18 +643,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:835, "Downloads".
+/// README.md:843, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:836)
+  #sourceLocation(file:"README.md",line:844)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:846, "Streaming".
+/// README.md:854, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:847)
+  #sourceLocation(file:"README.md",line:855)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -663,8 +665,8 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-// README.md:868, "Server-sent events".
-#sourceLocation(file:"README.md",line:869)
+// README.md:877, "Server-sent events".
+#sourceLocation(file:"README.md",line:878)
 enum Assistant: RequestConvertible {
   case complete(prompt: String)
 
@@ -683,9 +685,9 @@ struct CompletionChunk: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:887, "Server-sent events".
+/// README.md:896, "Server-sent events".
 func readmeServerSentEvents() async throws {
-  #sourceLocation(file:"README.md",line:888)
+  #sourceLocation(file:"README.md",line:897)
   let assistant = Networking<Assistant>()
   var answer = ""
   for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
@@ -698,9 +700,9 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:907, "The Malibu namespace".
+/// README.md:916, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:908)
+  #sourceLocation(file:"README.md",line:917)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -718,9 +720,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:929, "Gzip".
+/// README.md:938, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:930)
+  #sourceLocation(file:"README.md",line:939)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -732,9 +734,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:941, "Transfer options".
+/// README.md:950, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:942)
+  #sourceLocation(file:"README.md",line:951)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -748,10 +750,11 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:973, "Retries".
+/// README.md:982, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:974)
-  networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After honoured up to 30 s
+  #sourceLocation(file:"README.md",line:983)
+  networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
+  networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
   networking.transferOptions.retry.statuses.remove(.internalServerError)  // 408, 429, 500, 502, 503, 504 by default
   networking.transferOptions.retry.methods.insert(.post)  // only when the server recognises a repeated POST
@@ -766,9 +769,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1009, "HTTPS only, proxies and session configuration".
+/// README.md:1020, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1010)
+  #sourceLocation(file:"README.md",line:1021)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -785,9 +788,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1052, "OpenAPI".
+/// README.md:1063, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1056)
+  #sourceLocation(file:"README.md",line:1067)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -807,8 +810,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1085, "Tracing".
-#sourceLocation(file:"README.md",line:1089)
+// README.md:1096, "Tracing".
+#sourceLocation(file:"README.md",line:1100)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -816,8 +819,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1110, "Metrics".
-#sourceLocation(file:"README.md",line:1115)
+// README.md:1121, "Metrics".
+#sourceLocation(file:"README.md",line:1126)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -825,15 +828,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1130, "Graceful shutdown".
+/// README.md:1141, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1131)
+  #sourceLocation(file:"README.md",line:1142)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1138, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1144)
+// README.md:1149, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1155)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -846,9 +849,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1169, "Using single modules".
+/// README.md:1180, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1172)
+  #sourceLocation(file:"README.md",line:1183)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -857,9 +860,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1180, "Using single modules".
+/// README.md:1191, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1191)
+  #sourceLocation(file:"README.md",line:1202)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -879,9 +882,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1268, "Transports".
+/// README.md:1279, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1269)
+  #sourceLocation(file:"README.md",line:1280)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

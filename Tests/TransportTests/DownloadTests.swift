@@ -318,13 +318,20 @@ struct DownloadTests {
     #expect(try Data(contentsOf: folder.destination) == Self.version1)
   }
 
-  @Test func aMissingDirectoryIsAFileSystemError() async throws {
+  @Test func aMissingDirectoryIsRefusedBeforeSending() async throws {
     let folder = try Folder()
     let server = RangeServerTransport(content: Self.version1)
     let destination = folder.url.appendingPathComponent("missing/data.bin")
-    await #expect { try await server.download(get(), to: destination) } throws: {
-      ($0 as? DownloadError)?.code == .fileSystem
-    }
+    let error = await #expect(throws: DownloadError.self) { try await server.download(get(), to: destination) }
+    #expect(error?.code == .missingDirectory)
+    let message =
+      "the directory \(folder.url.appendingPathComponent("missing").path) does not exist: nothing was sent; create "
+      + "it to download data.bin"
+    #expect(error?.message == message)
+    #expect(error?.localizedDescription == message)
+    #expect(error?.description == "DownloadError.missingDirectory: \(message)")
+    #expect(server.requests.isEmpty)
+    #expect(folder.names.isEmpty)
   }
 }
 

@@ -211,7 +211,7 @@ struct RetryMiddlewareTests {
     let transport = ScriptedTransport([.status(.serviceUnavailable, [("Retry-After", "3600")])])
     let sleeper = SleepRecorder()
     var policy = RetryPolicy.default
-    policy.maxRetryAfter = .seconds(7200)
+    policy.noRetryIfRetryAfterExceeds = .seconds(7200)
     let (response, _) = try await send(through: transport, retry: .scripted(sleeper: sleeper), policy: policy)
     #expect(response.head.status == .ok)
     #expect(sleeper.waits == [.seconds(3600)])

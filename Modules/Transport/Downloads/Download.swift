@@ -119,6 +119,7 @@ package enum Download {
     }
     defer { _ = busy.withLock { $0.remove(key) } }
     let files = Files(destination: destination, resume: resume)
+    try refuseMissingDirectory(of: destination)
     try files.refuseUntrustedFiles()
     // The partial file is looked at once the request head is final (the facade's hooks may change its URL).
     var lookForPartial = resume
@@ -182,6 +183,27 @@ package enum Download {
           maxBytes: maxBytes
         )
       }
+    }
+  }
+
+  /// Refuses a destination whose directory is not there (or is not a directory) before anything is sent, rather than
+  /// after the response arrived, when the file is created.
+  /// - Throws: ``DownloadError`` with ``DownloadError/Code/missingDirectory``, naming the directory.
+  static func refuseMissingDirectory(of destination: URL) throws(DownloadError) {
+    let directory = destination.deletingLastPathComponent()
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+      throw DownloadError(
+        code: .missingDirectory,
+        message: "the directory \(directory.path) does not exist: nothing was sent; create it to download "
+          + "\(destination.lastPathComponent)"
+      )
+    }
+    guard isDirectory.boolValue else {
+      throw DownloadError(
+        code: .missingDirectory,
+        message: "\(directory.path) is not a directory: nothing was sent (the destination's directory must exist)"
+      )
     }
   }
 

@@ -29,6 +29,9 @@ public struct DownloadError: Error, Sendable, CustomStringConvertible {
     public static let rangeMismatch = Code("rangeMismatch")
     /// The body ended after fewer or more bytes than its `Content-Length` announced.
     public static let lengthMismatch = Code("lengthMismatch")
+    /// The destination's directory does not exist, or is not a directory. Found before the request: nothing is
+    /// sent.
+    public static let missingDirectory = Code("missingDirectory")
     /// Another download in this process is writing to the same destination.
     public static let destinationBusy = Code("destinationBusy")
     /// The body is larger than the download's `maxBytes` (counting the bytes of a resumed partial file): announced
