@@ -78,6 +78,9 @@ final class CurlLoop: TaskExecutor {
   /// Transfers waiting for room now.
   var transfersWaiting: Int { waitingCount.load(ordering: .relaxed) }
 
+  /// Whether this loop's thread was started and has not ended its work yet.
+  var threadRunning: Bool { inbox.withLock { $0.thread != nil && !$0.threadEnded } }
+
   /// Transfers that had to wait for room, in all.
   var transfersWaited: Int { waitedCount.load(ordering: .relaxed) }
 

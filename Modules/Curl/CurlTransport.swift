@@ -156,6 +156,9 @@ public final class CurlTransport: Transport {
   /// Transfers waiting for a connection to have room for them. For tests.
   var transfersWaiting: Int { loop.transfersWaiting }
 
+  /// Whether this transport's `malibu-curl` thread is running (tests: shutdown ends it).
+  var loopThreadRunning: Bool { loop.threadRunning }
+
   /// Transfers that had to wait for room since the transport started. For tests.
   var transfersWaited: Int { loop.transfersWaited }
 
