@@ -119,7 +119,13 @@ final class StreamingEncoder: Encoder {
   var maximumDepth: Int { Self.maximumDepth }
   let options: EncoderOptions
   /// Everything that changes while encoding, in one struct: a container's common write is one access to it.
-  var state: EncoderState
+  /// It lives behind a pointer, not in a stored property, so its accesses carry no dynamic exclusivity checks:
+  /// safe because an encoder is used by one thread during one encode, and containers hold it only meanwhile.
+  private let storage: UnsafeMutablePointer<EncoderState>
+  var state: EncoderState {
+    unsafeAddress { UnsafePointer(storage) }
+    unsafeMutableAddress { storage }
+  }
   var out: OutputBuffer {
     get { state.out }
     _modify { yield &state.out }
@@ -153,10 +159,15 @@ final class StreamingEncoder: Encoder {
   init(options: EncoderOptions) {
     self.options = options
     // Its frame stack opens with the top-level value's place.
-    state = EncoderState()
+    storage = .allocate(capacity: 1)
+    storage.initialize(to: EncoderState())
   }
 
-  deinit { state.out.deallocate() }
+  deinit {
+    storage.pointee.out.deallocate()
+    storage.deinitialize(count: 1)
+    storage.deallocate()
+  }
 
   var codingPath: [any CodingKey] { encoderPath(current) }
 
