@@ -15,7 +15,7 @@ public import MalibuCore
 /// A container's type is set by its first use: a key of an array, an index of an object, or either of a string
 /// fails with HTTPie's type error; a value set twice is the last one (`a[b]:=1 a[b]=x` is `{"a":{"b":"x"}}`).
 /// Errors are HTTPie's words, with the item and carets under the part at fault.
-public enum NestedJSON {
+public enum NestedJSON: Sendable {
   /// One step of a path.
   enum Step: Equatable {
     /// An object's key (`a` at the root, `[a]` after it).

@@ -7,7 +7,7 @@ public import Foundation
 /// As HTTPie's `--continue`: the request asks for `Range: bytes=<size>-` (and `Accept-Encoding: identity`, so that
 /// bytes count bytes of the file), with no `If-Range`, for nothing tells which version the bytes are of. Then
 /// ``decide(status:contentRange:contentEncoding:offset:)`` says what the answer means.
-public enum PartialFile {
+public enum PartialFile: Sendable {
   /// What to do with the answer to a ranged request for a partial file.
   public enum Decision: Equatable, Sendable {
     /// A `206` that continues the file exactly: append its body, which must be `expectedLength` bytes, and the file is
