@@ -37,7 +37,7 @@ final class CurlEngine {
   @exclusivity(unchecked) private var done: [(UnsafeMutableRawPointer, CURLcode)] = []
   @exclusivity(unchecked) private var expired: [(Transfer, TransportError)] = []
   /// Which transfers libcurl gets now, and the ones that wait for room (each with its total deadline).
-  @exclusivity(unchecked) private var admission: Admission<Pending>
+  private var admission: Admission<Pending>
   /// The sockets libcurl opened for this engine's transfers (`CURLOPT_SOCKOPTFUNCTION`), so the idle check can ask
   /// a connection's socket when it last received bytes (``socket(localPort:peerPort:)``). A closed one stays until
   /// a lookup finds it gone.
