@@ -193,9 +193,11 @@ let package = Package(
       path: "Tests/OpenAPITests"
     ),
 
+    // Types named as Malibu's (a server framework's `Request`, `Response`, `Middleware`), for NameClashTests.
+    .target(name: "MalibuNameClashStandIn", path: "Tests/NameClashStandIn"),
     .testTarget(
       name: "MalibuTests",
-      dependencies: ["Malibu", "MalibuTestSupport"],
+      dependencies: ["Malibu", "MalibuTestSupport", "MalibuNameClashStandIn"],
       path: "Tests/MalibuTests",
       resources: [.copy("Fixtures")]
     ),
