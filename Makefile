@@ -12,6 +12,10 @@ DEPENDENCY_LAYOUT_WARNING := ^warning: 'swift-distributed-tracing': found [0-9]*
 # Every module a target imports is one it declares: SwiftPM's check (which accepts a module reached through any
 # dependency) and Tools/scripts/check-declared-imports (which asks for the target's own declaration).
 IMPORT_FLAGS   := --explicit-target-dependency-import-check error
+# Every build of this package enables every integration's trait (OpenAPI, Tracing, Metrics, Lifecycle: Package.swift),
+# so that the integrations and their tests are built and run; users enable only the ones they need. Every swift
+# command below passes it: a build with another set of traits would compile the whole package again.
+TRAITS         := --enable-all-traits
 TSAN_SCRATCH   := .build-tsan
 ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
@@ -34,13 +38,13 @@ build: setup
 	@Tools/scripts/check-declared-imports
 	@# -require-explicit-sendable only warns, and -warnings-as-errors does not promote that warning: fail on any
 	@# warning the library build prints.
-	@echo "$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)"
-	@$(SWIFT) build --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS) > $(SENDABLE_SCRATCH).log 2>&1; \
+	@echo "$(SWIFT) build $(TRAITS) --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS)"
+	@$(SWIFT) build $(TRAITS) --scratch-path $(SENDABLE_SCRATCH) $(SENDABLE_FLAGS) > $(SENDABLE_SCRATCH).log 2>&1; \
 	  status=$$?; cat $(SENDABLE_SCRATCH).log; \
 	  if [ $$status -ne 0 ]; then exit $$status; fi; \
 	  if grep -v "$(DEPENDENCY_LAYOUT_WARNING)" $(SENDABLE_SCRATCH).log | grep -q "warning:"; then \
 	    echo "make build: the library build printed warnings"; exit 1; fi
-	$(SWIFT) build --build-tests $(STRICT_FLAGS) $(IMPORT_FLAGS)
+	$(SWIFT) build $(TRAITS) --build-tests $(STRICT_FLAGS) $(IMPORT_FLAGS)
 
 ## platform-check: every Swift file of Modules/ and Tests/Support that uses libc imports it for Glibc, Musl and Darwin
 ## (CI builds on Linux only; see the script's header), the check's own tests first; then the facade type-checks
@@ -61,15 +65,15 @@ SERIAL_TESTS   := MalibuIntegrationTests|MalibuLifecycleTests|MalibuTracingTests
 
 ## unit: every unit test in parallel, then the integration suite and the process-wide checks one at a time
 unit:
-	$(SWIFT) test --skip-build --skip '$(SERIAL_TESTS)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
+	$(SWIFT) test $(TRAITS) --skip-build --skip '$(SERIAL_TESTS)'
+	$(SWIFT) test $(TRAITS) --skip-build --no-parallel --filter '$(SERIAL_TESTS)'
 
 # The whole suite under a sanitizer ($(1): thread or address), in a build folder of its own ($(2)), run as `unit`
 # runs it, with the sanitizer's options ($(3), for TSAN_OPTIONS or ASAN_OPTIONS) and leaving out the tests named by
 # $(4), if any. A sanitizer's report sets the test process's exit status, so any report fails the target. Reports are
 # written to $(2)/reports (`log_path`) and printed after the run, so that they are the last thing a CI log shows.
 define sanitized-suite
-	$(SWIFT) build --build-tests --sanitize=$(1) --scratch-path $(2)
+	$(SWIFT) build $(TRAITS) --build-tests --sanitize=$(1) --scratch-path $(2)
 	@rm -rf $(2)/reports && mkdir -p $(2)/reports
 	$(call sanitized-run,$(1),$(2),$(3),--skip '$(SERIAL_TESTS)$(if $(4),|$(4))')
 	$(call sanitized-run,$(1),$(2),$(3),--no-parallel --filter '$(SERIAL_TESTS)' $(if $(4),--skip '$(4)'))
@@ -77,9 +81,9 @@ endef
 
 # One `swift test` run of sanitized-suite ($(4): its filter), its reports printed at the end when it fails.
 define sanitized-run
-	@echo "$(SANITIZER_OPTIONS_$(1))=$(if $(3),$(3):)log_path=$(2)/reports/report $(SWIFT) test --skip-build \
+	@echo "$(SANITIZER_OPTIONS_$(1))=$(if $(3),$(3):)log_path=$(2)/reports/report $(SWIFT) test $(TRAITS) --skip-build \
 	  --sanitize=$(1) --scratch-path $(2) $(4)"
-	@$(SANITIZER_OPTIONS_$(1))=$(if $(3),$(3):)log_path=$(abspath $(2))/reports/report $(SWIFT) test --skip-build --sanitize=$(1) \
+	@$(SANITIZER_OPTIONS_$(1))=$(if $(3),$(3):)log_path=$(abspath $(2))/reports/report $(SWIFT) test $(TRAITS) --skip-build --sanitize=$(1) \
 	  --scratch-path $(2) $(4); status=$$?; \
 	  for report in $(2)/reports/report.*; do [ -f "$$report" ] && { echo "== $$report"; cat "$$report"; }; done; \
 	  exit $$status
@@ -125,8 +129,8 @@ DOCS_TARGETS   := MalibuPromises MalibuJSON MalibuCore MalibuEncoding MalibuVali
 ## docs: build the documentation of every module (.build-docs/plugins/Swift-DocC/outputs/Malibu.doccarchive);
 ## fails on any warning (a broken link, an unknown symbol, a malformed page)
 docs: setup
-	@echo "MALIBU_DOCS=1 $(SWIFT) package --scratch-path $(DOCS_SCRATCH) generate-documentation ..."
-	@MALIBU_DOCS=1 $(SWIFT) package --scratch-path $(DOCS_SCRATCH) generate-documentation \
+	@echo "MALIBU_DOCS=1 $(SWIFT) package $(TRAITS) --scratch-path $(DOCS_SCRATCH) generate-documentation ..."
+	@MALIBU_DOCS=1 $(SWIFT) package $(TRAITS) --scratch-path $(DOCS_SCRATCH) generate-documentation \
 	  --enable-experimental-combined-documentation $(addprefix --target ,$(DOCS_TARGETS)) \
 	  > $(DOCS_SCRATCH).log 2>&1; \
 	  status=$$?; cat $(DOCS_SCRATCH).log; \

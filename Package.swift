@@ -2,11 +2,18 @@
 
 import PackageDescription
 
-/// The library modules, in layer order (see README's module table).
+// Dependencies named by many targets.
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+let swiftLog = Target.Dependency.product(name: "Logging", package: "swift-log")
+// libcurl ships with Linux distributions and macOS, not with the iOS, tvOS, watchOS or visionOS SDKs: there the facade
+// (and MalibuOpenAPI) have no curl transport and send with URLSession (README, "Platform notes").
+let curlWhereItExists = Target.Dependency.target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS]))
+
+/// Every target in layer order (see README's module table). Each names every module its files import.
 let package = Package(
   name: "Malibu",
-  // The minimum Apple versions (Linux needs none). MalibuCurl is for Linux and macOS only; on iOS, tvOS, watchOS and
-  // visionOS the facade sends with URLSession. Only Linux (glibc) is built and tested by CI (README, "Platform notes").
+  // The minimum Apple versions (Linux needs none). Only Linux (glibc) is built and tested by CI (README, "Platform
+  // notes").
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "MalibuPromises", targets: ["MalibuPromises"]),
@@ -24,17 +31,32 @@ let package = Package(
     .library(name: "MalibuMocking", targets: ["MalibuMocking"]),
     .library(name: "MalibuStorage", targets: ["MalibuStorage"]),
     .library(name: "Malibu", targets: ["Malibu"]),
-    // Integrations, each with its own dependency (the core above keeps swift-http-types and swift-log only).
+    // Integrations: each is built with its ecosystem dependency only when its trait is enabled (below).
     .library(name: "MalibuOpenAPI", targets: ["MalibuOpenAPI"]),
-    // surf: an HTTPie-like command line on Malibu (Tools/Surf).
-    .executable(name: "surf", targets: ["SurfCLI"]),
+    .library(name: "MalibuTracing", targets: ["MalibuTracing"]),
+    .library(name: "MalibuMetrics", targets: ["MalibuMetrics"]),
+    .library(name: "MalibuLifecycle", targets: ["MalibuLifecycle"]),
+    // surf (Tools/Surf) is not a product: it is built from a clone (`make install`), so that its command-line parser
+    // is never resolved by users of the library.
+  ],
+  // A consumer resolves an integration's dependency only when it enables the trait:
+  // `.package(url: "https://github.com/malibu-swift/malibu.git", from: "…", traits: ["Tracing"])`. With the trait off,
+  // the integration's module declares its types unavailable, with that line as the message.
+  traits: [
+    .trait(name: "OpenAPI", description: "MalibuOpenAPI: a swift-openapi-runtime ClientTransport on Malibu."),
+    .trait(name: "Tracing", description: "MalibuTracing: spans through swift-distributed-tracing."),
+    .trait(name: "Metrics", description: "MalibuMetrics: request metrics through swift-metrics."),
+    .trait(name: "Lifecycle", description: "MalibuLifecycle: graceful shutdown through swift-service-lifecycle."),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-    // MalibuOpenAPI only: SwiftPM fetches it for every consumer, but compiles it only for users of MalibuOpenAPI.
+    // The integrations' (behind their traits), and the tests' of the integrations.
     .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
-    // surf's command line only (Tools/Surf); no library target depends on it.
+    .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    // surf's command line only.
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
@@ -54,46 +76,62 @@ let package = Package(
       pkgConfig: "libcurl",
       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
     ),
+
     // Layer 1
-    .target(
-      name: "MalibuCore",
-      dependencies: ["MalibuJSON", .product(name: "HTTPTypes", package: "swift-http-types")],
-      path: "Modules/Core"
-    ),
+    .target(name: "MalibuCore", dependencies: ["MalibuJSON", httpTypes], path: "Modules/Core"),
+
     // Layer 2
     .target(name: "MalibuEncoding", dependencies: ["MalibuCore", "MalibuJSON"], path: "Modules/Encoding"),
-    .target(name: "MalibuValidation", dependencies: ["MalibuCore"], path: "Modules/Validation"),
-    .target(name: "MalibuSerialization", dependencies: ["MalibuCore", "MalibuJSON"], path: "Modules/Serialization"),
+    .target(name: "MalibuValidation", dependencies: ["MalibuCore", httpTypes], path: "Modules/Validation"),
+    .target(
+      name: "MalibuSerialization",
+      dependencies: ["MalibuCore", "MalibuJSON", httpTypes],
+      path: "Modules/Serialization"
+    ),
     .target(name: "MalibuGzip", dependencies: ["CZlib"], path: "Modules/Gzip"),
+
     // Layer 3
     .target(
       name: "MalibuTransport",
-      dependencies: ["MalibuCore", "MalibuEncoding", "MalibuGzip"],
+      dependencies: ["MalibuCore", "MalibuEncoding", "MalibuGzip", httpTypes],
       path: "Modules/Transport"
     ),
+
     // Layer 4
-    .target(name: "MalibuCurl", dependencies: ["MalibuTransport", "CCurl"], path: "Modules/Curl"),
-    .target(name: "MalibuURLSession", dependencies: ["MalibuTransport"], path: "Modules/URLSession"),
-    .target(name: "MalibuAuth", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Auth"),
+    .target(
+      name: "MalibuCurl",
+      dependencies: ["MalibuTransport", "MalibuCore", "CCurl", httpTypes],
+      path: "Modules/Curl"
+    ),
+    .target(
+      name: "MalibuURLSession",
+      dependencies: ["MalibuTransport", "MalibuCore", httpTypes],
+      path: "Modules/URLSession"
+    ),
+    .target(name: "MalibuAuth", dependencies: ["MalibuCore", "MalibuTransport", httpTypes], path: "Modules/Auth"),
     .target(
       name: "MalibuLogging",
-      dependencies: ["MalibuCore", "MalibuTransport", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["MalibuCore", "MalibuTransport", swiftLog, httpTypes],
       path: "Modules/Logging"
     ),
-    .target(name: "MalibuMocking", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Mocking"),
-    .target(name: "MalibuStorage", dependencies: ["MalibuCore", "MalibuTransport"], path: "Modules/Storage"),
+    .target(
+      name: "MalibuMocking",
+      dependencies: ["MalibuCore", "MalibuTransport", httpTypes],
+      path: "Modules/Mocking"
+    ),
+    .target(
+      name: "MalibuStorage",
+      dependencies: ["MalibuCore", "MalibuTransport", httpTypes],
+      path: "Modules/Storage"
+    ),
+
     // Layer 5: the facade
     .target(
       name: "Malibu",
       dependencies: [
         "MalibuPromises", "MalibuJSON", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization",
-        "MalibuGzip",
-        "MalibuTransport", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking", "MalibuStorage",
-        // libcurl ships with Linux distributions and macOS, not with the iOS, tvOS, watchOS or visionOS SDKs: there
-        // the facade has no curl transport and sends with URLSession (README, "Platform notes").
-        .target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS])),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-        .product(name: "Logging", package: "swift-log"),
+        "MalibuGzip", "MalibuTransport", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking",
+        "MalibuStorage", curlWhereItExists, httpTypes, swiftLog,
       ],
       path: "Modules/Malibu"
     ),
@@ -102,114 +140,203 @@ let package = Package(
     .target(
       name: "MalibuOpenAPI",
       dependencies: [
-        "MalibuCore", "MalibuTransport",
-        // The default transport, CurlTransport.shared, where libcurl exists (as for the facade).
-        .target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS])),
-        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        "MalibuCore", "MalibuTransport", curlWhereItExists, httpTypes,
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
       ],
       path: "Modules/OpenAPI"
     ),
+    .target(
+      name: "MalibuTracing",
+      dependencies: [
+        "MalibuCore", "MalibuTransport", "MalibuLogging", httpTypes,
+        .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+        .product(name: "Instrumentation", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+      ],
+      path: "Modules/Tracing"
+    ),
+    .target(
+      name: "MalibuMetrics",
+      dependencies: [
+        "MalibuCore", "MalibuTransport", httpTypes,
+        .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+      ],
+      path: "Modules/Metrics"
+    ),
+    .target(
+      name: "MalibuLifecycle",
+      dependencies: [
+        "MalibuTransport",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Lifecycle"])),
+      ],
+      path: "Modules/Lifecycle"
+    ),
 
-    // `make demo`: a tour of the library against local httpbin (not a product).
+    // Tools (not products). `make demo`: a tour of the library against local httpbin.
     .executableTarget(name: "MalibuDemo", dependencies: ["Malibu"], path: "Tools/Demo"),
-
-    // surf (Tools/Surf): SurfCore holds its logic on Malibu's public API, so that tests can import it; SurfCLI is the
-    // thin swift-argument-parser front, built as the `surf` executable.
-    .target(name: "SurfCore", dependencies: ["Malibu"], path: "Tools/Surf/Core"),
+    // surf: SurfCore holds its logic on Malibu's public API, so that tests can import it; `surf` is the thin
+    // swift-argument-parser front (`swift build --product surf`).
+    .target(
+      name: "SurfCore",
+      dependencies: ["Malibu", "MalibuCore", "MalibuEncoding", "MalibuStorage", httpTypes],
+      path: "Tools/Surf/Core"
+    ),
     .executableTarget(
-      name: "SurfCLI",
+      name: "surf",
       dependencies: ["SurfCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Tools/Surf/CLI"
     ),
-    .testTarget(name: "SurfTests", dependencies: ["SurfCore"], path: "Tests/SurfTests"),
 
-    // The scripted HTTP/1.1 test server both transports' unit tests talk to, and helpers other unit tests share (not a
-    // product).
+    // Test support (not products): the scripted HTTP/1.1 server both transports' unit tests talk to, and helpers
+    // other tests share.
     .target(
       name: "MalibuTestSupport",
-      dependencies: ["MalibuCore", "MalibuJSON", "MalibuGzip", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["MalibuCore", "MalibuJSON", "MalibuGzip", swiftLog],
       path: "Tests/Support"
     ),
-
+    // Types named as Malibu's (a server framework's `Request`, `Response`, `Middleware`), for NameClashTests.
+    .target(name: "MalibuNameClashStandIn", path: "Tests/NameClashStandIn"),
     // The client swift-openapi-generator wrote from openapi.yaml in its folder (README.md there says how), committed
-    // so that no build runs the generator. Not a product: the OpenAPI tests and the README examples use it.
+    // so that no build runs the generator. The OpenAPI tests and the README examples use it.
     .target(
       name: "MalibuOpenAPIExampleClient",
-      dependencies: [
-        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
-      ],
+      dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes],
       path: "Tests/OpenAPIExampleClient",
       exclude: ["openapi.yaml", "openapi-generator-config.yaml", "README.md"]
     ),
+    // A server process for the lifecycle tests to launch and send SIGTERM to.
+    .executableTarget(
+      name: "MalibuLifecycleFixture",
+      dependencies: [
+        "MalibuLifecycle", "Malibu", swiftLog,
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+      ],
+      path: "Tests/LifecycleFixture"
+    ),
 
-    // Unit tests, one target per module.
+    // Unit tests, one target per module, in layer order.
     .testTarget(name: "MalibuPromisesTests", dependencies: ["MalibuPromises"], path: "Tests/PromisesTests"),
     .testTarget(name: "MalibuJSONTests", dependencies: ["MalibuJSON"], path: "Tests/JSONTests"),
-    .testTarget(name: "MalibuCoreTests", dependencies: ["MalibuCore", "MalibuTestSupport"], path: "Tests/CoreTests"),
-    .testTarget(name: "MalibuEncodingTests", dependencies: ["MalibuEncoding"], path: "Tests/EncodingTests"),
-    .testTarget(name: "MalibuValidationTests", dependencies: ["MalibuValidation"], path: "Tests/ValidationTests"),
+    .testTarget(
+      name: "MalibuCoreTests",
+      dependencies: ["MalibuCore", "MalibuJSON", "MalibuTestSupport", httpTypes],
+      path: "Tests/CoreTests"
+    ),
+    .testTarget(
+      name: "MalibuEncodingTests",
+      dependencies: ["MalibuEncoding", "MalibuCore"],
+      path: "Tests/EncodingTests"
+    ),
+    .testTarget(
+      name: "MalibuValidationTests",
+      dependencies: ["MalibuValidation", "MalibuCore", httpTypes],
+      path: "Tests/ValidationTests"
+    ),
     .testTarget(
       name: "MalibuSerializationTests",
-      dependencies: ["MalibuSerialization", "MalibuTestSupport"],
+      dependencies: ["MalibuSerialization", "MalibuCore", "MalibuJSON", "MalibuTestSupport", httpTypes],
       path: "Tests/SerializationTests"
     ),
     .testTarget(name: "MalibuGzipTests", dependencies: ["MalibuGzip"], path: "Tests/GzipTests"),
     .testTarget(
       name: "MalibuTransportTests",
-      dependencies: ["MalibuTransport", "MalibuGzip", "MalibuTestSupport"],
+      dependencies: ["MalibuTransport", "MalibuCore", "MalibuEncoding", "MalibuGzip", "MalibuTestSupport", httpTypes],
       path: "Tests/TransportTests"
     ),
     .testTarget(
       name: "MalibuCurlTests",
-      dependencies: ["MalibuCurl", "MalibuGzip", "MalibuTestSupport"],
+      dependencies: [
+        "MalibuCurl", "MalibuTransport", "MalibuCore", "MalibuGzip", "CCurl", "MalibuTestSupport", httpTypes,
+      ],
       path: "Tests/CurlTests"
     ),
     .testTarget(
       name: "MalibuURLSessionTests",
-      dependencies: ["MalibuURLSession", "MalibuGzip", "MalibuTestSupport"],
+      dependencies: [
+        "MalibuURLSession", "MalibuTransport", "MalibuCore", "MalibuGzip", "MalibuTestSupport", httpTypes,
+      ],
       path: "Tests/URLSessionTests"
     ),
-
-    .testTarget(name: "MalibuAuthTests", dependencies: ["MalibuAuth", "MalibuTestSupport"], path: "Tests/AuthTests"),
-    .testTarget(name: "MalibuStorageTests", dependencies: ["MalibuStorage"], path: "Tests/StorageTests"),
+    .testTarget(
+      name: "MalibuAuthTests",
+      dependencies: ["MalibuAuth", "MalibuTransport", "MalibuCore", "MalibuTestSupport", httpTypes],
+      path: "Tests/AuthTests"
+    ),
     .testTarget(
       name: "MalibuLoggingTests",
-      dependencies: ["MalibuLogging", "MalibuTestSupport", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["MalibuLogging", "MalibuTransport", "MalibuCore", "MalibuTestSupport", swiftLog, httpTypes],
       path: "Tests/LoggingTests"
     ),
     .testTarget(
       name: "MalibuMockingTests",
-      dependencies: ["MalibuMocking"],
+      dependencies: ["MalibuMocking", "MalibuTransport", "MalibuCore", httpTypes],
       path: "Tests/MockingTests",
+      resources: [.copy("Fixtures")]
+    ),
+    .testTarget(
+      name: "MalibuStorageTests",
+      dependencies: ["MalibuStorage", "MalibuTransport", "MalibuCore", httpTypes],
+      path: "Tests/StorageTests"
+    ),
+    .testTarget(
+      name: "MalibuTests",
+      dependencies: ["Malibu", "MalibuCore", "MalibuTestSupport", "MalibuNameClashStandIn", httpTypes],
+      path: "Tests/MalibuTests",
       resources: [.copy("Fixtures")]
     ),
     .testTarget(
       name: "MalibuOpenAPITests",
       dependencies: [
-        "MalibuOpenAPI", "MalibuOpenAPIExampleClient", "MalibuMocking", "MalibuCore", "MalibuTransport",
+        "MalibuOpenAPI", "MalibuOpenAPIExampleClient", "MalibuMocking", "MalibuTransport", "MalibuCore", httpTypes,
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ],
       path: "Tests/OpenAPITests"
     ),
-
-    // Types named as Malibu's (a server framework's `Request`, `Response`, `Middleware`), for NameClashTests.
-    .target(name: "MalibuNameClashStandIn", path: "Tests/NameClashStandIn"),
     .testTarget(
-      name: "MalibuTests",
-      dependencies: ["Malibu", "MalibuTestSupport", "MalibuNameClashStandIn"],
-      path: "Tests/MalibuTests",
-      resources: [.copy("Fixtures")]
+      name: "MalibuTracingTests",
+      dependencies: [
+        "MalibuTracing", "MalibuCurl", "MalibuStorage", "MalibuTransport", "MalibuCore", "MalibuTestSupport", httpTypes,
+        .product(name: "Tracing", package: "swift-distributed-tracing"),
+        .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+      ],
+      path: "Tests/TracingTests"
+    ),
+    .testTarget(
+      name: "MalibuMetricsTests",
+      dependencies: [
+        "MalibuMetrics", "MalibuCurl", "MalibuTransport", "MalibuTestSupport", httpTypes,
+        .product(name: "MetricsTestKit", package: "swift-metrics"),
+      ],
+      path: "Tests/MetricsTests"
+    ),
+    .testTarget(
+      name: "MalibuLifecycleTests",
+      dependencies: [
+        "MalibuLifecycle", "Malibu", "MalibuCore", "MalibuTestSupport", httpTypes,
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+      ],
+      path: "Tests/LifecycleTests"
+    ),
+    .testTarget(
+      name: "SurfTests",
+      dependencies: ["SurfCore", "Malibu", "MalibuCore", "MalibuStorage", httpTypes],
+      path: "Tests/SurfTests"
     ),
 
-    // README.md's Swift blocks, compiled (Tools/scripts/readme-snippets writes README+Snippets.swift) and partly run.
+    // README.md's Swift blocks, compiled (Tools/scripts/readme-snippets writes README+Snippets.swift) and partly run;
+    // "On a server" imports the integrations.
     .testTarget(
       name: "MalibuReadmeTests",
       dependencies: [
-        "Malibu",
-        // "On a server", "OpenAPI": the transport and a generated client.
-        "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
+        "Malibu", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuTransport",
+        "MalibuURLSession", curlWhereItExists, "MalibuOpenAPI", "MalibuOpenAPIExampleClient", "MalibuTracing",
+        "MalibuMetrics", "MalibuLifecycle", httpTypes, swiftLog,
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        .product(name: "Tracing", package: "swift-distributed-tracing"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
       ],
       path: "Tests/ReadmeTests",
       resources: [.copy("Fixtures")]
@@ -219,166 +346,30 @@ let package = Package(
     .testTarget(
       name: "MalibuIntegrationTests",
       dependencies: [
-        "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
-        "MalibuTestSupport", "Malibu",
+        "Malibu", "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
+        "MalibuAuth", "MalibuStorage", "MalibuTestSupport", httpTypes,
         // Integration/OpenAPI: the generated client through MalibuOpenAPI.
         "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
         // Integration/Surf runs the built `surf` binary: depending on it makes `swift build --build-tests` build it.
-        "SurfCLI",
+        "surf",
       ],
       path: "Integration"
     ),
   ]
 )
 
-// MARK: Server integrations (issue: Malibu in the Swift server ecosystem)
-// Each is a product of its own with its one ecosystem dependency; no core target imports them, so the core products
-// keep swift-http-types and swift-log only.
-package.dependencies += [
-  .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
-  .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-  .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-]
-package.products += [
-  .library(name: "MalibuTracing", targets: ["MalibuTracing"]),
-  .library(name: "MalibuMetrics", targets: ["MalibuMetrics"]),
-  .library(name: "MalibuLifecycle", targets: ["MalibuLifecycle"]),
-]
-package.targets += [
-  .target(
-    name: "MalibuTracing",
-    dependencies: [
-      "MalibuCore", "MalibuTransport", "MalibuLogging", .product(name: "Tracing", package: "swift-distributed-tracing"),
-    ],
-    path: "Modules/Tracing"
-  ),
-  .target(
-    name: "MalibuMetrics",
-    dependencies: ["MalibuCore", "MalibuTransport", .product(name: "CoreMetrics", package: "swift-metrics")],
-    path: "Modules/Metrics"
-  ),
-  .target(
-    name: "MalibuLifecycle",
-    dependencies: [
-      "MalibuTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-    ],
-    path: "Modules/Lifecycle"
-  ),
-  // A server process for the lifecycle tests to launch and send SIGTERM to (not a product).
-  .executableTarget(
-    name: "MalibuLifecycleFixture",
-    dependencies: [
-      "MalibuLifecycle", "Malibu", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-      .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-    ],
-    path: "Tests/LifecycleFixture"
-  ),
-  .testTarget(
-    name: "MalibuTracingTests",
-    dependencies: [
-      "MalibuTracing", "MalibuCurl", "MalibuStorage", "MalibuTestSupport",
-      .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-    ],
-    path: "Tests/TracingTests"
-  ),
-  .testTarget(
-    name: "MalibuMetricsTests",
-    dependencies: [
-      "MalibuMetrics", "MalibuCurl", "MalibuTestSupport",
-      .product(name: "MetricsTestKit", package: "swift-metrics"),
-    ],
-    path: "Tests/MetricsTests"
-  ),
-  .testTarget(
-    name: "MalibuLifecycleTests",
-    dependencies: [
-      "MalibuLifecycle", "Malibu", "MalibuTestSupport",
-      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-      .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
-    ],
-    path: "Tests/LifecycleTests"
-  ),
-]
-
-// README.md's "On a server" examples import the integrations.
-for target in package.targets where target.name == "MalibuReadmeTests" {
-  target.dependencies += [
-    "MalibuTracing", "MalibuMetrics", "MalibuLifecycle",
-    .product(name: "Tracing", package: "swift-distributed-tracing"),
-    .product(name: "Metrics", package: "swift-metrics"),
-    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-    .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-  ]
-}
-
 // Settings once, for every Swift target: the upcoming features the whole code base is written for.
-// Strict flags (-warnings-as-errors, -require-explicit-sendable) come from the Makefile.
+// Strict flags (-warnings-as-errors, -require-explicit-sendable) and the traits come from the Makefile.
 for target in package.targets where target.type != .system {
-  var settings = target.swiftSettings ?? []
-  settings.append(.enableUpcomingFeature("ExistentialAny"))
-  settings.append(.enableUpcomingFeature("MemberImportVisibility"))
-  settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
-  target.swiftSettings = settings
+  target.swiftSettings = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+  ]
 }
 
 // `make docs` only (MALIBU_DOCS=1): the DocC plugin, so that users of the library never fetch it.
 if Context.environment["MALIBU_DOCS"] != nil {
   package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
-}
-
-// MARK: Every module a target imports, declared
-// A target's dependencies above, plus the modules its files import directly that those lists reach only through
-// another target (HTTPTypes above all). `make build` passes `--explicit-target-dependency-import-check error`.
-let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
-let directImports: [String: [Target.Dependency]] = [
-  // Libraries
-  "MalibuValidation": [httpTypes],
-  "MalibuSerialization": [httpTypes],
-  "MalibuTransport": [httpTypes],
-  "MalibuCurl": [httpTypes, "MalibuCore"],
-  "MalibuURLSession": [httpTypes, "MalibuCore"],
-  "MalibuAuth": [httpTypes],
-  "MalibuLogging": [httpTypes],
-  "MalibuMocking": [httpTypes],
-  "MalibuStorage": [httpTypes],
-  "MalibuOpenAPI": [httpTypes],
-  "MalibuTracing": [httpTypes, .product(name: "Instrumentation", package: "swift-distributed-tracing")],
-  "MalibuMetrics": [httpTypes],
-  // Tools
-  "SurfCore": [httpTypes, "MalibuCore", "MalibuEncoding", "MalibuStorage"],
-  "MalibuLifecycleFixture": [.product(name: "Logging", package: "swift-log")],
-  // Tests
-  "SurfTests": [httpTypes, "Malibu", "MalibuCore", "MalibuStorage"],
-  "MalibuCoreTests": [httpTypes, "MalibuJSON"],
-  "MalibuEncodingTests": ["MalibuCore"],
-  "MalibuValidationTests": [httpTypes, "MalibuCore"],
-  "MalibuSerializationTests": [httpTypes, "MalibuCore", "MalibuJSON"],
-  "MalibuTransportTests": [httpTypes, "MalibuCore", "MalibuEncoding"],
-  "MalibuCurlTests": [httpTypes, "MalibuCore", "MalibuTransport", "CCurl"],
-  "MalibuURLSessionTests": [httpTypes, "MalibuCore", "MalibuTransport"],
-  "MalibuAuthTests": [httpTypes, "MalibuCore", "MalibuTransport"],
-  "MalibuStorageTests": [httpTypes, "MalibuCore", "MalibuTransport"],
-  "MalibuLoggingTests": [httpTypes, "MalibuCore", "MalibuTransport"],
-  "MalibuMockingTests": [httpTypes, "MalibuCore", "MalibuTransport"],
-  "MalibuOpenAPITests": [httpTypes],
-  "MalibuTests": [httpTypes, "MalibuCore"],
-  "MalibuReadmeTests": [
-    httpTypes, "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuTransport",
-    "MalibuURLSession", .target(name: "MalibuCurl", condition: .when(platforms: [.linux, .macOS])),
-    .product(name: "Logging", package: "swift-log"),
-  ],
-  "MalibuIntegrationTests": [httpTypes, "MalibuAuth", "MalibuStorage"],
-  "MalibuTracingTests": [
-    httpTypes, "MalibuCore", "MalibuTransport", .product(name: "Tracing", package: "swift-distributed-tracing"),
-  ],
-  "MalibuMetricsTests": [httpTypes, "MalibuTransport"],
-  "MalibuLifecycleTests": [httpTypes, "MalibuCore"],
-]
-precondition(
-  Set(directImports.keys).isSubset(of: package.targets.map(\.name)),
-  "directImports names a target that does not exist"
-)
-for target in package.targets {
-  target.dependencies += directImports[target.name] ?? []
 }

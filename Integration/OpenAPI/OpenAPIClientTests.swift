@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import MalibuAuth
@@ -156,3 +157,4 @@ extension HTTPBody {
     try await String(collecting: self, upTo: 1 << 20)
   }
 }
+#endif

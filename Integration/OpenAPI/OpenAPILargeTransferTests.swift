@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import MalibuOpenAPI
@@ -75,3 +76,4 @@ struct GeneratedBytes: AsyncSequence, Sendable {
     AsyncIterator(remaining: count)
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Lifecycle
 public import MalibuTransport
 public import ServiceLifecycle
 
@@ -56,3 +57,4 @@ public struct MalibuService: Service {
     }
   }
 }
+#endif

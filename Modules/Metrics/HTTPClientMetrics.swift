@@ -1,3 +1,4 @@
+#if Metrics
 /// The names of the metrics ``MetricsMiddleware`` reports and of their dimensions: OpenTelemetry's semantic
 /// conventions for HTTP clients where they name one, and names in the same style where they do not.
 public enum HTTPClientMetrics: Sendable {
@@ -36,3 +37,4 @@ public enum HTTPClientMetrics: Sendable {
     public static let errorType = "error.type"
   }
 }
+#endif

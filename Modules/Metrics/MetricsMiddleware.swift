@@ -1,3 +1,4 @@
+#if Metrics
 public import CoreMetrics
 import Foundation
 public import HTTPTypes
@@ -157,3 +158,4 @@ struct CountingBody: AsyncSequence, Sendable {
     }
   }
 }
+#endif

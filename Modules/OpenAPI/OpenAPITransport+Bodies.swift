@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import MalibuTransport
@@ -26,3 +27,4 @@ extension OpenAPITransport {
     return HTTPBody(body, length: length, iterationBehavior: .single)
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 public import Foundation
 public import HTTPTypes
 import MalibuCore
@@ -120,3 +121,4 @@ public struct OpenAPITransport: ClientTransport {
     return absolute
   }
 }
+#endif

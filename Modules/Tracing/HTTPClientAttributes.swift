@@ -1,3 +1,4 @@
+#if Tracing
 /// The names of the span attributes ``TracingMiddleware`` sets: OpenTelemetry's semantic conventions for HTTP client
 /// spans (stable since semantic conventions 1.23).
 public enum HTTPClientAttributes: Sendable {
@@ -20,3 +21,4 @@ public enum HTTPClientAttributes: Sendable {
   /// zero, as the conventions say.
   public static let requestResendCount = "http.request.resend_count"
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 public import HTTPTypes
 public import Instrumentation
 
@@ -23,3 +24,4 @@ public struct HTTPFieldsInjector: Injector {
     carrier[name] = value
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 public import HTTPTypes
 public import MalibuLogging
 import MalibuTransport
@@ -31,3 +32,4 @@ public struct TracedError: Error, Sendable, CustomStringConvertible {
   /// The scrubbed description.
   public var description: String { message }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 import Foundation
 public import HTTPTypes
 @_spi(Malibu) import MalibuCore
@@ -150,3 +151,4 @@ final class TracedRequest: Sendable {
     }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Lifecycle
 // A server-like process for the lifecycle tests: a ServiceGroup with Malibu's service, stopped by SIGTERM.
 //
 // Usage: MalibuLifecycleFixture <url> <grace period in milliseconds>
@@ -138,3 +139,4 @@ for _ in 0..<100 {
 }
 say("LEAKED \(leaked.joined(separator: ","))")
 say("EXIT")
+#endif

@@ -1,3 +1,4 @@
+#if Lifecycle
 import Foundation
 import HTTPTypes
 import Malibu
@@ -56,3 +57,4 @@ extension LifecycleTests {
     }
   }
 }
+#endif

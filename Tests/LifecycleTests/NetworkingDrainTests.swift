@@ -1,3 +1,4 @@
+#if Lifecycle
 import Foundation
 import HTTPTypes
 import Malibu
@@ -82,3 +83,4 @@ extension LifecycleTests {
     }
   }
 }
+#endif

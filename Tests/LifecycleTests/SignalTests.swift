@@ -1,3 +1,4 @@
+#if Lifecycle
 import Foundation
 @_spi(Malibu) import MalibuCore
 import MalibuTestSupport
@@ -150,3 +151,4 @@ private final class Printed: Sendable {
     text.split(separator: "\n").contains { $0 == line }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Lifecycle
 import Foundation
 import Malibu
 import MalibuTestSupport
@@ -57,3 +58,4 @@ func failureCode(_ body: () async throws -> Void) async -> String? {
     return "\(type(of: error))"
   }
 }
+#endif

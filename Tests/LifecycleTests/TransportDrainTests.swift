@@ -1,3 +1,4 @@
+#if Lifecycle
 import Foundation
 import HTTPTypes
 import Malibu
@@ -124,3 +125,4 @@ extension LifecycleTests {
     }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Metrics
 import Foundation
 import HTTPTypes
 import MalibuCurl
@@ -174,3 +175,4 @@ import Testing
     #expect(recorded.flatMap(\.values) == [300_000])
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 @_spi(Malibu) import MalibuCore
@@ -281,3 +282,4 @@ private final class RecordingTransport: Transport {
     return mock.recordedRequests.first?.body?.count ?? 0
   }
 }
+#endif

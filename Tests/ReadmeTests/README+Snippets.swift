@@ -12,21 +12,41 @@ import Malibu
 import MalibuCore
 import MalibuCurl
 import MalibuEncoding
+#if Lifecycle
 import MalibuLifecycle
+#endif
+#if Metrics
 import MalibuMetrics
+#endif
+#if OpenAPI
 import MalibuOpenAPI
+#endif
+#if OpenAPI
 import MalibuOpenAPIExampleClient
+#endif
 import MalibuSerialization
+#if Tracing
 import MalibuTracing
+#endif
 import MalibuTransport
 import MalibuURLSession
 import MalibuValidation
+#if Metrics
 import Metrics
+#endif
+#if OpenAPI
 import OpenAPIRuntime
+#endif
+#if Lifecycle
 import ServiceLifecycle
+#endif
 import Testing
+#if Tracing
 import Tracing
+#endif
+#if Lifecycle
 import UnixSignals
+#endif
 
 // README.md:19, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
 
@@ -788,9 +808,10 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1069, "OpenAPI".
+#if OpenAPI
+/// README.md:1077, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1073)
+  #sourceLocation(file:"README.md",line:1081)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -809,34 +830,40 @@ func readmeOpenAPI() async throws {
   #sourceLocation()
   _ = (auth, transport, client)
 }
+#endif
 
-// README.md:1102, "Tracing".
-#sourceLocation(file:"README.md",line:1106)
+#if Tracing
+// README.md:1110, "Tracing".
+#sourceLocation(file:"README.md",line:1114)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
   return Networking(transport: .custom(transport))
 }
 #sourceLocation()
+#endif
 
-// README.md:1127, "Metrics".
-#sourceLocation(file:"README.md",line:1132)
+#if Metrics && Tracing
+// README.md:1135, "Metrics".
+#sourceLocation(file:"README.md",line:1140)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
   return Networking(transport: .custom(transport))
 }
 #sourceLocation()
+#endif
 
-/// README.md:1147, "Graceful shutdown".
+/// README.md:1155, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1148)
+  #sourceLocation(file:"README.md",line:1156)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1155, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1161)
+#if Lifecycle
+// README.md:1163, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1169)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -848,10 +875,11 @@ func runServer(_ server: some Service, logger: Logger) async throws {
   try await group.run()
 }
 #sourceLocation()
+#endif
 
-/// README.md:1186, "Using single modules".
+/// README.md:1194, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1189)
+  #sourceLocation(file:"README.md",line:1197)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -860,9 +888,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1197, "Using single modules".
+/// README.md:1205, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1208)
+  #sourceLocation(file:"README.md",line:1216)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -882,9 +910,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1285, "Transports".
+/// README.md:1293, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1286)
+  #sourceLocation(file:"README.md",line:1294)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

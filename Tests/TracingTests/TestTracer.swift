@@ -1,3 +1,4 @@
+#if Tracing
 import Foundation
 import InMemoryTracing
 @_spi(Malibu) import MalibuCore
@@ -68,3 +69,4 @@ final class Counter: Sendable {
     }
   }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tracing
 import Foundation
 import HTTPTypes
 import InMemoryTracing
@@ -307,3 +308,4 @@ struct StubTransport: Transport {
     TransportResponse(head: HTTPResponse(status: .ok), url: request.url, body: .empty)
   }
 }
+#endif

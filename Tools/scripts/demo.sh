@@ -24,11 +24,12 @@ if ! { [ -x "$python" ] && "$python" -c 'import httpbin, gunicorn' >/dev/null 2>
   fail "httpbin and gunicorn are not installed in .venv; run \`make setup-servers\`"
 fi
 
+# The same traits as the Makefile's builds (all of them), so that this reuses `make build`'s work.
 say "building MalibuDemo"
-"$swift" build --product MalibuDemo
+"$swift" build --enable-all-traits --product MalibuDemo
 say "building surf"
-"$swift" build --product surf
-surf_bin="$("$swift" build --show-bin-path)/surf"
+"$swift" build --enable-all-traits --product surf
+surf_bin="$("$swift" build --enable-all-traits --show-bin-path)/surf"
 
 # Everything the run writes (httpbin's log, the demo's temporary files via TMPDIR) goes into one directory.
 run_dir="$(mktemp -d "${TMPDIR:-/tmp}/malibu-demo.XXXXXX")"
@@ -108,7 +109,7 @@ done
 say "httpbin answering on http://127.0.0.1:$port (log: $log)"
 
 TMPDIR="$run_dir" MALIBU_DEMO_PYTHON="$python" \
-  "$swift" run --skip-build MalibuDemo --httpbin "http://127.0.0.1:$port" "$@"
+  "$swift" run --enable-all-traits --skip-build MalibuDemo --httpbin "http://127.0.0.1:$port" "$@"
 
 # surf: the command line on Malibu, against the same httpbin. Its files (sessions, the offline store, downloads) go
 # into the run directory, never into the user's configuration.
