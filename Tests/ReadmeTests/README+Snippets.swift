@@ -12,40 +12,28 @@ import Malibu
 import MalibuCore
 import MalibuCurl
 import MalibuEncoding
-#if Lifecycle
-import MalibuLifecycle
-#endif
-#if Metrics
-import MalibuMetrics
-#endif
-#if OpenAPI
-import MalibuOpenAPI
-#endif
-#if OpenAPI
-import MalibuOpenAPIExampleClient
-#endif
 import MalibuSerialization
-#if Tracing
-import MalibuTracing
-#endif
 import MalibuTransport
 import MalibuURLSession
 import MalibuValidation
+import Testing
+#if Lifecycle
+import MalibuLifecycle
+import ServiceLifecycle
+import UnixSignals
+#endif
 #if Metrics
+import MalibuMetrics
 import Metrics
 #endif
 #if OpenAPI
+import MalibuOpenAPI
+import MalibuOpenAPIExampleClient
 import OpenAPIRuntime
 #endif
-#if Lifecycle
-import ServiceLifecycle
-#endif
-import Testing
 #if Tracing
+import MalibuTracing
 import Tracing
-#endif
-#if Lifecycle
-import UnixSignals
 #endif
 
 // README.md:19, "Install": a Package.swift excerpt; its product names are checked against Package.swift.
