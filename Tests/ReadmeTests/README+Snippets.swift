@@ -1,9 +1,9 @@
-// Generated from README.md by Tools/scripts/readme-snippets: do not edit.
+// Generated from README.md and the guide's articles by Tools/scripts/readme-snippets: do not edit.
 // Regenerate with `make readme`; `make build` fails while this file is out of date.
 //
 // Declaration blocks sit at file scope; every other block is an `async throws` function named after its
 // section, ending with `_ = ...` for the names it declares. Names the prose assumes: ReadmeContext.swift.
-// `#sourceLocation` makes diagnostics name README.md lines.
+// `#sourceLocation` makes diagnostics name the lines of README.md and of the articles.
 
 import Foundation
 import HTTPTypes
@@ -50,8 +50,8 @@ func readmeHello() async throws {
   _ = (request, greeting)
 }
 
-// README.md:87, "Describe the endpoints".
-#sourceLocation(file:"README.md",line:90)
+// Modules/Malibu/Docs.docc/Endpoints.md:12, "Describe the endpoints".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:15)
 enum SharkywatersEndpoint: RequestConvertible {
   case fetchBoards
   case showBoard(id: Int)
@@ -97,9 +97,9 @@ struct Board: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:140, "Describe the endpoints".
+/// Modules/Malibu/Docs.docc/Endpoints.md:65, "Describe the endpoints".
 func readmeDescribeTheEndpoints() async throws {
-  #sourceLocation(file:"README.md",line:141)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:66)
   let request = Request(
     method: .get,
     resource: "boards",
@@ -116,9 +116,9 @@ func readmeDescribeTheEndpoints() async throws {
   _ = (request, signed, url)
 }
 
-/// README.md:166, "Networking".
+/// Modules/Malibu/Docs.docc/Endpoints.md:91, "Networking".
 func readmeNetworking() async throws {
-  #sourceLocation(file:"README.md",line:167)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:92)
   let networking = Networking<SharkywatersEndpoint>()  // .async, curl (URLSession on iOS and co.), no HTTP cache
   let serial = Networking<SharkywatersEndpoint>(mode: .sync)  // one request at a time, in call order
   let pooled = Networking<SharkywatersEndpoint>(mode: .limited(4))  // at most four in flight
@@ -128,9 +128,9 @@ func readmeNetworking() async throws {
   _ = (networking, serial, pooled, system, tested)
 }
 
-/// README.md:182, "Networking".
+/// Modules/Malibu/Docs.docc/Endpoints.md:107, "Networking".
 func readmeNetworking2() async throws {
-  #sourceLocation(file:"README.md",line:183)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:108)
   networking.headers = ["X-Client": "sharkywaters"]
   networking.beforeEach = { request in
     request.adding(parameters: ["locale": "en"], headers: ["X-Request-Source": "app"])
@@ -146,9 +146,9 @@ func readmeNetworking2() async throws {
   #sourceLocation()
 }
 
-/// README.md:206, "Making requests".
+/// Modules/Malibu/Docs.docc/Endpoints.md:131, "Making requests".
 func readmeMakingRequests() async throws {
-  #sourceLocation(file:"README.md",line:207)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:132)
   networking.request(.fetchBoards)
     .validate()
     .decode(using: [Board].self)
@@ -167,9 +167,9 @@ func readmeMakingRequests() async throws {
   _ = (boards, titles, both)
 }
 
-/// README.md:225, "Making requests".
+/// Modules/Malibu/Docs.docc/Endpoints.md:150, "Making requests".
 func readmeMakingRequests2() async throws {
-  #sourceLocation(file:"README.md",line:226)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:151)
   let promise = networking.request(.showBoard(id: 1))
   promise.validate()  // a 2xx status and a Content-Type the request's Accept asks for
   promise.validate(statusCodes: [200, 201])  // or a range: 200..<300
@@ -188,9 +188,9 @@ func readmeMakingRequests2() async throws {
   _ = (promise, data, text, object, array, decoder, board, response)
 }
 
-/// README.md:249, "Codable bodies and per-request options".
+/// Modules/Malibu/Docs.docc/Endpoints.md:174, "Codable bodies and per-request options".
 func readmeCodableBodiesAndPerRequestOptions() async throws {
-  #sourceLocation(file:"README.md",line:250)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:175)
   struct NewBoard: Codable, Sendable {
     let title: String
     let tags: [String]
@@ -207,9 +207,9 @@ func readmeCodableBodiesAndPerRequestOptions() async throws {
   _ = (created, withBody, batch, form, snakeCase, own)
 }
 
-/// README.md:267, "Codable bodies and per-request options".
+/// Modules/Malibu/Docs.docc/Endpoints.md:192, "Codable bodies and per-request options".
 func readmeCodableBodiesAndPerRequestOptions2() async throws {
-  #sourceLocation(file:"README.md",line:268)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:193)
   let quick = try await networking.request(.fetchBoards) { options in
     options.timeouts.total = .seconds(5)  // this request only
     options.redirects = .none
@@ -224,9 +224,9 @@ func readmeCodableBodiesAndPerRequestOptions2() async throws {
   _ = quick
 }
 
-/// README.md:289, "Decoders and encoders".
+/// Modules/Malibu/Docs.docc/Endpoints.md:214, "Decoders and encoders".
 func readmeDecodersAndEncoders() async throws {
-  #sourceLocation(file:"README.md",line:290)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:215)
   let foundation = JSONDecoder()
   foundation.keyDecodingStrategy = .convertFromSnakeCase
   let one = try await networking.request(.showBoard(id: 1)).validate()
@@ -241,9 +241,9 @@ func readmeDecodersAndEncoders() async throws {
   _ = (foundation, one, plist)
 }
 
-/// README.md:305, "Decoders and encoders".
+/// Modules/Malibu/Docs.docc/Endpoints.md:230, "Decoders and encoders".
 func readmeDecodersAndEncoders2() async throws {
-  #sourceLocation(file:"README.md",line:306)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:231)
   /// JSON behind an anti-XSSI prefix (`)]}'` and a newline), as some APIs send it.
   struct XSSIDecoder: ResponseDecoder {
     func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
@@ -258,8 +258,28 @@ func readmeDecodersAndEncoders2() async throws {
   _ = boards
 }
 
-// README.md:329, "Typed requests".
-#sourceLocation(file:"README.md",line:330)
+/// Modules/Malibu/Docs.docc/Endpoints.md:254, "The Malibu namespace".
+func readmeTheMalibuNamespace() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Endpoints.md",line:255)
+  struct PlainTextEncoder: ParameterEncoding {
+    func encode(parameters: Parameters) throws -> Data? {
+      let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
+      return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
+    }
+  }
+
+  Malibu.request(Request.get("http://127.0.0.1:8080/status")).validate().toString().done { text in print(text) }
+  Malibu.register("sharkywaters", networking: networking)
+  let same: Networking<SharkywatersEndpoint>? = Malibu.networking("sharkywaters")
+  Malibu.unregister("sharkywaters")
+  Malibu.parameterEncoders[.custom("text/plain")] = PlainTextEncoder()  // any ParameterEncoding, by content type
+  Malibu.logger.level = .error
+  #sourceLocation()
+  _ = same
+}
+
+// Modules/Malibu/Docs.docc/TypedRequests.md:86, "Typed requests in use".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:87)
 struct CatImage: Decodable, Sendable {
   let id: String
   let url: String
@@ -286,9 +306,9 @@ struct GetCatImageURL: TypedRequest {
 }
 #sourceLocation()
 
-/// README.md:356, "Typed requests".
-func readmeTypedRequests() async throws {
-  #sourceLocation(file:"README.md",line:357)
+/// Modules/Malibu/Docs.docc/TypedRequests.md:113, "Typed requests in use".
+func readmeTypedRequestsInUse() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:114)
   let cats = try await networking.send(GetCatImages())  // GET images/search?limit=2&mime_type=jpg%2Cpng → [CatImage]
   let catURL = try await networking.send(GetCatImageURL())  // the first cat's URL, made by finalize(raw:)
   networking.request(typed: GetCatImages()).done { cats in print(cats.count) }  // the promise form
@@ -298,8 +318,8 @@ func readmeTypedRequests() async throws {
   _ = (cats, catURL, quickCats)
 }
 
-// README.md:373, "Typed requests".
-#sourceLocation(file:"README.md",line:374)
+// Modules/Malibu/Docs.docc/TypedRequests.md:130, "Typed requests in use".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:131)
 struct Post: Decodable, Sendable {
   let title: String
   let content: String
@@ -329,9 +349,9 @@ struct GetCoolCat: TypedRequest {
 }
 #sourceLocation()
 
-/// README.md:403, "Typed requests".
-func readmeTypedRequests2() async throws {
-  #sourceLocation(file:"README.md",line:404)
+/// Modules/Malibu/Docs.docc/TypedRequests.md:160, "Typed requests in use".
+func readmeTypedRequestsInUse2() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:161)
   let posts = try await networking.send(GetPosts())  // the posts that decode; the others reach `failures`
   do {
     _ = try await networking.send(GetCoolCat())
@@ -345,8 +365,8 @@ func readmeTypedRequests2() async throws {
   _ = (posts, boards)
 }
 
-// README.md:422, "Typed requests".
-#sourceLocation(file:"README.md",line:423)
+// Modules/Malibu/Docs.docc/TypedRequests.md:179, "Typed requests in use".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:180)
 struct PostTitles: Decodable, Sendable {
   struct Post: Decodable, Sendable {
     let id: String
@@ -363,9 +383,9 @@ struct AllPosts: GraphQLRequest {
 }
 #sourceLocation()
 
-/// README.md:439, "Typed requests".
-func readmeTypedRequests3() async throws {
-  #sourceLocation(file:"README.md",line:440)
+/// Modules/Malibu/Docs.docc/TypedRequests.md:196, "Typed requests in use".
+func readmeTypedRequestsInUse3() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:197)
   do {
     let posts = try await networking.send(AllPosts()).posts
     print(posts.map(\.title))
@@ -377,8 +397,8 @@ func readmeTypedRequests3() async throws {
   #sourceLocation()
 }
 
-// README.md:454, "Typed requests".
-#sourceLocation(file:"README.md",line:455)
+// Modules/Malibu/Docs.docc/TypedRequests.md:211, "Typed requests in use".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:212)
 struct StagingInterceptor: RequestInterceptor {
   func adapt(_ request: HTTPRequest) async throws -> AdaptedRequest {
     if request.path?.hasPrefix("/api/boards/404") == true {
@@ -391,18 +411,18 @@ struct StagingInterceptor: RequestInterceptor {
 }
 #sourceLocation()
 
-/// README.md:467, "Typed requests".
-func readmeTypedRequests4() async throws {
-  #sourceLocation(file:"README.md",line:468)
+/// Modules/Malibu/Docs.docc/TypedRequests.md:224, "Typed requests in use".
+func readmeTypedRequestsInUse4() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/TypedRequests.md",line:225)
   networking.interceptors = [StagingInterceptor()]
   let staged = try await networking.request(.showBoard(id: 404)).validate().decode(using: Board.self).value
   #sourceLocation()
   _ = staged
 }
 
-/// README.md:490, "Errors".
+/// Modules/Malibu/Docs.docc/ErrorsAndFailures.md:23, "Errors".
 func readmeErrors() async throws {
-  #sourceLocation(file:"README.md",line:491)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/ErrorsAndFailures.md",line:24)
   do {
     _ = try await networking.request(.showBoard(id: 404)).validate().value
   } catch let error as NetworkError {
@@ -422,9 +442,9 @@ func readmeErrors() async throws {
   #sourceLocation()
 }
 
-/// README.md:522, "Failures and activity".
+/// Modules/Malibu/Docs.docc/ErrorsAndFailures.md:55, "Failures and activity".
 func readmeFailuresAndActivity() async throws {
-  #sourceLocation(file:"README.md",line:523)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/ErrorsAndFailures.md",line:56)
   networking.onFailure = { failure in
     print("\(failure.request.resource.urlString) failed: \(failure.error)")  // endpoint: nil if typed
   }
@@ -440,9 +460,9 @@ func readmeFailuresAndActivity() async throws {
   _ = failures
 }
 
-/// README.md:542, "Failures and activity".
+/// Modules/Malibu/Docs.docc/ErrorsAndFailures.md:75, "Failures and activity".
 func readmeFailuresAndActivity2() async throws {
-  #sourceLocation(file:"README.md",line:543)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/ErrorsAndFailures.md",line:76)
   struct APIError: Error { let message: String }
   struct APIErrorBody: Decodable { let error: String? }
 
@@ -467,9 +487,25 @@ func readmeFailuresAndActivity2() async throws {
   #sourceLocation()
 }
 
-/// README.md:574, "Authentication".
+/// Modules/Malibu/Docs.docc/ErrorsAndFailures.md:101, "Cancellation".
+func readmeCancellation() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/ErrorsAndFailures.md",line:102)
+  let promise = networking.request(.fetchBoards)
+  promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
+
+  networking.cancelAllRequests()  // every unfinished request of this networking: NetworkError code .cancelled
+
+  let task = Task {
+    try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
+  }
+  task.cancel()  // cancelling the awaiting task cancels the promise, and the request with it
+  #sourceLocation()
+  _ = (promise, task)
+}
+
+/// Modules/Malibu/Docs.docc/AuthenticationAndLogging.md:13, "Authentication".
 func readmeAuthentication() async throws {
-  #sourceLocation(file:"README.md",line:575)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/AuthenticationAndLogging.md",line:14)
   networking.authenticate(username: "malibu", password: "surfingparadise")  // Authorization: Basic ...
   networking.authenticate(bearerToken: token)  // Authorization: Bearer <token>
   networking.authenticate(authorizationHeader: "Malibu-Token abc123")  // the whole value, as it is
@@ -477,18 +513,18 @@ func readmeAuthentication() async throws {
   #sourceLocation()
 }
 
-/// README.md:585, "Authentication".
+/// Modules/Malibu/Docs.docc/AuthenticationAndLogging.md:24, "Authentication".
 func readmeAuthentication2() async throws {
-  #sourceLocation(file:"README.md",line:586)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/AuthenticationAndLogging.md",line:25)
   networking.authenticate(bearerToken: token) {
     try await refreshAccessToken()  // your code: ask the auth server for a new access token
   }
   #sourceLocation()
 }
 
-/// README.md:600, "Logging".
+/// Modules/Malibu/Docs.docc/AuthenticationAndLogging.md:39, "Logging".
 func readmeLogging() async throws {
-  #sourceLocation(file:"README.md",line:601)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/AuthenticationAndLogging.md",line:40)
   var logger = Logger(label: "com.example.surf")  // the application's logger
   logger.logLevel = .debug  // responses and failures; .trace adds each request as it is sent
   let surf = Networking<SharkywatersEndpoint>(logger: logger)  // logs to it, at LogLevel.info
@@ -501,9 +537,9 @@ func readmeLogging() async throws {
   _ = (logger, surf, requestLogger, boards)
 }
 
-/// README.md:626, "Logging".
+/// Modules/Malibu/Docs.docc/AuthenticationAndLogging.md:65, "Logging".
 func readmeLogging2() async throws {
-  #sourceLocation(file:"README.md",line:627)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/AuthenticationAndLogging.md",line:66)
   Malibu.logger.level = .error  // networkings without a Logger of their own
   Malibu.logger.logger = Logger(label: "com.example.surf.malibu")  // instead of "malibu"
   Malibu.logger.redactedHeaderNames.insert("X-Api-Key")
@@ -511,9 +547,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// README.md:638, "Mocking".
+/// Modules/Malibu/Docs.docc/Mocking.md:10, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"README.md",line:639)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:11)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -534,9 +570,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// README.md:663, "Mocking".
+/// Modules/Malibu/Docs.docc/Mocking.md:35, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"README.md",line:666)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:38)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -550,9 +586,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// README.md:686, "Mock modes".
+/// Modules/Malibu/Docs.docc/Mocking.md:58, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"README.md",line:687)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:59)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -567,9 +603,9 @@ func readmeMockModes() async throws {
   _ = (previews, board)
 }
 
-/// README.md:712, "Offline storage and replay".
+/// Modules/Malibu/Docs.docc/OfflineAndCaching.md:18, "Offline storage and replay".
 func readmeOfflineStorageAndReplay() async throws {
-  #sourceLocation(file:"README.md",line:713)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OfflineAndCaching.md",line:19)
   let store = OfflineRequestStore(directory: try OfflineRequestStore.defaultDirectory(name: "sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(offlineStore: store)
   networking.request(.deleteBoard(id: 11))
@@ -583,9 +619,9 @@ func readmeOfflineStorageAndReplay() async throws {
   _ = (store, networking, outcomes)
 }
 
-/// README.md:738, "HTTP cache".
+/// Modules/Malibu/Docs.docc/OfflineAndCaching.md:44, "HTTP cache".
 func readmeHTTPCache() async throws {
-  #sourceLocation(file:"README.md",line:739)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OfflineAndCaching.md",line:45)
   let cache = HTTPCache(maxBodyBytes: 1 << 20, directory: URL(fileURLWithPath: "/var/cache/sharkywaters"))
   let networking = Networking<SharkywatersEndpoint>(cache: cache)
   let response = try await networking.request(.fetchBoards).validate().value
@@ -595,9 +631,9 @@ func readmeHTTPCache() async throws {
   _ = (cache, networking, response, offline)
 }
 
-/// README.md:759, "ETags".
+/// Modules/Malibu/Docs.docc/OfflineAndCaching.md:65, "ETags".
 func readmeETags() async throws {
-  #sourceLocation(file:"README.md",line:760)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OfflineAndCaching.md",line:66)
   networking.etagPolicy = .enabled
   networking.etagStore = ETagStore(maxTotalBytes: 1 << 20, credentialFields: [HTTPField.Name("X-Api-Key")!])
   let boards = try await networking.request(.fetchBoards).validate().value
@@ -610,9 +646,9 @@ func readmeETags() async throws {
   _ = (boards, again, live)
 }
 
-/// README.md:786, "Cookies".
+/// Modules/Malibu/Docs.docc/OfflineAndCaching.md:92, "Cookies".
 func readmeCookies() async throws {
-  #sourceLocation(file:"README.md",line:787)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OfflineAndCaching.md",line:93)
   let jar = CookieJar(fileURL: URL(fileURLWithPath: "/var/lib/sharkywaters/cookies.json"))
   let withCookies = Networking<SharkywatersEndpoint>(cookies: jar)  // or, a transport alone:
   let transport = URLSessionTransport().with(middleware: [CookieMiddleware(jar: jar)])
@@ -625,25 +661,9 @@ func readmeCookies() async throws {
   _ = (jar, withCookies, transport, refused)
 }
 
-/// README.md:799, "Cancellation".
-func readmeCancellation() async throws {
-  #sourceLocation(file:"README.md",line:800)
-  let promise = networking.request(.fetchBoards)
-  promise.cancel()  // rejects it with CancellationError and stops the transfer, wherever it is
-
-  networking.cancelAllRequests()  // every unfinished request of this networking: NetworkError code .cancelled
-
-  let task = Task {
-    try await networking.request(.fetchBoards).validate().decode(using: [Board].self).value
-  }
-  task.cancel()  // cancelling the awaiting task cancels the promise, and the request with it
-  #sourceLocation()
-  _ = (promise, task)
-}
-
-/// README.md:822, "Downloads".
+/// Modules/Malibu/Docs.docc/Transfers.md:13, "Downloads".
 func readmeDownloads() async throws {
-  #sourceLocation(file:"README.md",line:823)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:14)
   let destination = FileManager.default.temporaryDirectory.appendingPathComponent("boards.json")
   let file: DownloadedFile = try await networking.download(.fetchBoards, to: destination, resume: true).value
   print(file.location.path, file.byteCount, file.isResumed)  // isResumed: an earlier partial file was continued
@@ -651,18 +671,18 @@ func readmeDownloads() async throws {
   _ = (destination, file)
 }
 
-/// README.md:843, "Downloads".
+/// Modules/Malibu/Docs.docc/Transfers.md:34, "Downloads".
 func readmeDownloads2() async throws {
-  #sourceLocation(file:"README.md",line:844)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:35)
   let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/files/big.bin")!)
   let saved = try await CurlTransport().download(request, to: URL(fileURLWithPath: "/tmp/big.bin"), resume: true)
   #sourceLocation()
   _ = (request, saved)
 }
 
-/// README.md:854, "Streaming".
+/// Modules/Malibu/Docs.docc/Transfers.md:45, "Streaming".
 func readmeStreaming() async throws {
-  #sourceLocation(file:"README.md",line:855)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:46)
   let response = try await networking.stream(.fetchBoards)
   if response.statusCode == 200 {
     var received = 0
@@ -673,8 +693,8 @@ func readmeStreaming() async throws {
   _ = response
 }
 
-// README.md:877, "Server-sent events".
-#sourceLocation(file:"README.md",line:878)
+// Modules/Malibu/Docs.docc/Transfers.md:68, "Server-sent events".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:69)
 enum Assistant: RequestConvertible {
   case complete(prompt: String)
 
@@ -693,9 +713,9 @@ struct CompletionChunk: Decodable, Sendable {
 }
 #sourceLocation()
 
-/// README.md:896, "Server-sent events".
+/// Modules/Malibu/Docs.docc/Transfers.md:87, "Server-sent events".
 func readmeServerSentEvents() async throws {
-  #sourceLocation(file:"README.md",line:897)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:88)
   let assistant = Networking<Assistant>()
   var answer = ""
   for try await event in assistant.events(.complete(prompt: "Name three sharks"), as: CompletionChunk.self) {
@@ -708,29 +728,9 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:922, "The Malibu namespace".
-func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:923)
-  struct PlainTextEncoder: ParameterEncoding {
-    func encode(parameters: Parameters) throws -> Data? {
-      let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
-      return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
-    }
-  }
-
-  Malibu.request(Request.get("http://127.0.0.1:8080/status")).validate().toString().done { text in print(text) }
-  Malibu.register("sharkywaters", networking: networking)
-  let same: Networking<SharkywatersEndpoint>? = Malibu.networking("sharkywaters")
-  Malibu.unregister("sharkywaters")
-  Malibu.parameterEncoders[.custom("text/plain")] = PlainTextEncoder()  // any ParameterEncoding, by content type
-  Malibu.logger.level = .error
-  #sourceLocation()
-  _ = same
-}
-
-/// README.md:944, "Gzip".
+/// Modules/Malibu/Docs.docc/Transfers.md:108, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:945)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:109)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -742,9 +742,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:956, "Transfer options".
+/// Modules/Malibu/Docs.docc/Transfers.md:120, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:957)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:121)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -758,9 +758,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:988, "Retries".
+/// Modules/Malibu/Docs.docc/Transfers.md:152, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:989)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:153)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
   networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
@@ -777,9 +777,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1026, "HTTPS only, proxies and session configuration".
+/// Modules/Malibu/Docs.docc/Transfers.md:190, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1027)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:191)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -797,9 +797,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
 }
 
 #if OpenAPI
-/// README.md:1077, "OpenAPI".
+/// Modules/Malibu/Docs.docc/OnAServer.md:29, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1081)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:33)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -821,8 +821,8 @@ func readmeOpenAPI() async throws {
 #endif
 
 #if Tracing
-// README.md:1110, "Tracing".
-#sourceLocation(file:"README.md",line:1114)
+// Modules/Malibu/Docs.docc/OnAServer.md:62, "Tracing".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:66)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -832,8 +832,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 #endif
 
 #if Metrics && Tracing
-// README.md:1135, "Metrics".
-#sourceLocation(file:"README.md",line:1140)
+// Modules/Malibu/Docs.docc/OnAServer.md:87, "Metrics".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:92)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -842,16 +842,16 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 #sourceLocation()
 #endif
 
-/// README.md:1155, "Graceful shutdown".
+/// Modules/Malibu/Docs.docc/OnAServer.md:107, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1156)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:108)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
 #if Lifecycle
-// README.md:1163, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1169)
+// Modules/Malibu/Docs.docc/OnAServer.md:115, "Graceful shutdown".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:121)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -865,9 +865,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 #sourceLocation()
 #endif
 
-/// README.md:1194, "Using single modules".
+/// Modules/Malibu/Docs.docc/SingleModules.md:15, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1197)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/SingleModules.md",line:18)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -876,9 +876,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1205, "Using single modules".
+/// Modules/Malibu/Docs.docc/SingleModules.md:26, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1216)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/SingleModules.md",line:37)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -898,9 +898,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1293, "Transports".
+/// Modules/Malibu/Docs.docc/SingleModules.md:88, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1294)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/SingleModules.md",line:89)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -81,10 +81,10 @@ struct ReadmeTests {
       }
     }
     try await ReadmeFixtures.$current.withValue(fixtures) {
-      try await readmeTypedRequests()
-      try await readmeTypedRequests2()
-      try await readmeTypedRequests3()
-      try await readmeTypedRequests4()
+      try await readmeTypedRequestsInUse()
+      try await readmeTypedRequestsInUse2()
+      try await readmeTypedRequestsInUse3()
+      try await readmeTypedRequestsInUse4()
     }
     #expect(skipped.withLock { $0 }.count == 1)
     let sent = fixtures.transport.recordedRequests
