@@ -700,9 +700,52 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// README.md:916, "The Malibu namespace".
+// README.md:912, "Server-sent events".
+#sourceLocation(file:"README.md",line:913)
+enum Feed: RequestConvertible {
+  case notifications
+
+  static let baseUrl: (any URLStringConvertible)? = "https://api.example.com/"
+  static let headers: [String: String] = [:]
+
+  var request: Request { .get("notifications") }
+}
+#sourceLocation()
+
+/// README.md:923, "Server-sent events".
+func readmeServerSentEvents2() async throws {
+  #sourceLocation(file:"README.md",line:924)
+  let feed = Networking<Feed>()
+  feed.authenticate(bearerToken: token)  // re-sent on every reconnection, refreshed tokens included
+  let reconnection = EventReconnection(delay: .seconds(2), maximumDelay: .seconds(30), idleTimeout: .seconds(45))
+  for try await notification in feed.events(.notifications, reconnection: reconnection) {
+    print(notification.id, notification.type, notification.data)  // id: what a reconnection sends as Last-Event-ID
+    if notification.type == "bye" { break }
+  }
+  #sourceLocation()
+  _ = (feed, reconnection)
+}
+
+/// README.md:936, "Server-sent events".
+func readmeServerSentEvents3() async throws {
+  #sourceLocation(file:"README.md",line:937)
+  let script = MockEventStream([
+    .event(ServerSentEvent(data: "wave", id: "1", retry: 10)),
+    .pause(.milliseconds(20)),
+    .drop,
+    .event(ServerSentEvent(type: "bye", data: "", id: "2")),
+  ])
+  let mocked = Networking<Feed>(mockProvider: MockProvider { _ in Mock(events: script) })
+  var types: [String] = []
+  for try await notification in mocked.events(.notifications) { types.append(notification.type) }
+  #expect(types == ["message", "bye"])
+  #sourceLocation()
+  _ = (script, mocked, types)
+}
+
+/// README.md:957, "The Malibu namespace".
 func readmeTheMalibuNamespace() async throws {
-  #sourceLocation(file:"README.md",line:917)
+  #sourceLocation(file:"README.md",line:958)
   struct PlainTextEncoder: ParameterEncoding {
     func encode(parameters: Parameters) throws -> Data? {
       let lines = parameters.keys.sorted().map { key in "\(key)=\(parameters[key]!)" }
@@ -720,9 +763,9 @@ func readmeTheMalibuNamespace() async throws {
   _ = same
 }
 
-/// README.md:938, "Gzip".
+/// README.md:979, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"README.md",line:939)
+  #sourceLocation(file:"README.md",line:980)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -734,9 +777,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// README.md:950, "Transfer options".
+/// README.md:991, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"README.md",line:951)
+  #sourceLocation(file:"README.md",line:992)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -750,9 +793,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// README.md:982, "Retries".
+/// README.md:1023, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"README.md",line:983)
+  #sourceLocation(file:"README.md",line:1024)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
   networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
@@ -769,9 +812,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// README.md:1020, "HTTPS only, proxies and session configuration".
+/// README.md:1061, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"README.md",line:1021)
+  #sourceLocation(file:"README.md",line:1062)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path
@@ -788,9 +831,9 @@ func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
   _ = (options, configuration, configured)
 }
 
-/// README.md:1063, "OpenAPI".
+/// README.md:1104, "OpenAPI".
 func readmeOpenAPI() async throws {
-  #sourceLocation(file:"README.md",line:1067)
+  #sourceLocation(file:"README.md",line:1108)
   let auth = AuthenticationMiddleware(authorization: .bearer(token))  // any Malibu middleware
   let transport = OpenAPITransport(
     options: TransferOptions(timeouts: Timeouts(idle: .seconds(10), total: .seconds(60))),
@@ -810,8 +853,8 @@ func readmeOpenAPI() async throws {
   _ = (auth, transport, client)
 }
 
-// README.md:1096, "Tracing".
-#sourceLocation(file:"README.md",line:1100)
+// README.md:1137, "Tracing".
+#sourceLocation(file:"README.md",line:1141)
 func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
   InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [TracingMiddleware()])
@@ -819,8 +862,8 @@ func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
 }
 #sourceLocation()
 
-// README.md:1121, "Metrics".
-#sourceLocation(file:"README.md",line:1126)
+// README.md:1162, "Metrics".
+#sourceLocation(file:"README.md",line:1167)
 func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
   MetricsSystem.bootstrap(metrics)  // once per process, at start-up
   let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
@@ -828,15 +871,15 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1141, "Graceful shutdown".
+/// README.md:1182, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1142)
+  #sourceLocation(file:"README.md",line:1183)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1149, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1155)
+// README.md:1190, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1196)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -849,9 +892,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1180, "Using single modules".
+/// README.md:1221, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1183)
+  #sourceLocation(file:"README.md",line:1224)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -860,9 +903,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1191, "Using single modules".
+/// README.md:1232, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1202)
+  #sourceLocation(file:"README.md",line:1243)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -882,9 +925,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1279, "Transports".
+/// README.md:1320, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1280)
+  #sourceLocation(file:"README.md",line:1321)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
