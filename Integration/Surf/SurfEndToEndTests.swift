@@ -266,6 +266,21 @@ import Testing
     #expect(try Data(contentsOf: other) == expected, "the server ignored the range: the whole file")
   }
 
+  /// `--stream` on the fault server's LLM-style completion: every `data:` event printed as a block of its own, up to
+  /// `[DONE]`; on `/events`, which drops mid-event, the two whole events and then the error (no reconnection).
+  @Test func streamPrintsServerSentEventsAsTheyArrive() async throws {
+    defer { sandbox.remove() }
+    let completion = try await Servers.faults("/events/completion?interval=0.01").absoluteString
+    let run = try await sandbox.run(["--stream", "POST", completion, "prompt=sharks"])
+    #expect(run.status == 0, "\(run)")
+    #expect(run.text.hasPrefix("data: {\"text\": \"You\"}\n\ndata: {\"text\": \" asked:\"}\n\n"), "\(run)")
+    #expect(run.text.hasSuffix("data: {\"text\": \" shark.\"}\n\ndata: [DONE]\n\n"), "\(run)")
+
+    let dropped = try await sandbox.run(["-S", try await Servers.faults("/events").absoluteString])
+    #expect(dropped.status == 1, "\(dropped)")
+    #expect(dropped.text == "id: 1\nretry: 300\ndata: one\n\nid: 2\ndata: two\n\n", "\(dropped)")
+  }
+
   /// `--max-download-size`: a body that never ends (the fault server's `/download/endless`) stops at the limit with
   /// one line and exit status 1, leaving no file; a body within the limit is written; a size that is not one is a
   /// usage error.

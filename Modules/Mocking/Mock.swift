@@ -24,6 +24,8 @@ public struct Mock: Sendable {
     /// A file and the directory it must stay inside.
     case file(URL, root: URL)
     case failure(NetworkError)
+    /// A scripted event stream (``init(events:delay:)``).
+    case events(MockEventStream)
   }
 
   /// The response head: status and header fields. File and JSON mocks set `Content-Type` from the file's extension
@@ -240,6 +242,8 @@ public struct Mock: Sendable {
       throw error
     case .file(let url, let root):
       return try MockFiles.read(url, root: root)
+    case .events(let script):
+      return script.firstConnectionText
     }
   }
 }

@@ -21,6 +21,8 @@ extension MockTransport {
     public var delay: Duration
     /// When set, the request fails with this error (after the delay) instead of answering.
     public var error: TransportError?
+    /// A scripted event stream served instead of ``body`` (see ``events(_:headerFields:delay:)``).
+    var events: MockEventStream?
 
     /// A response.
     /// - Parameters:
@@ -40,6 +42,9 @@ extension MockTransport {
       self.delay = delay
       self.error = nil
     }
+
+    /// The response head: ``status`` and ``headerFields``.
+    var head: HTTPResponse { HTTPResponse(status: status, headerFields: headerFields) }
 
     /// A failure.
     /// - Parameters:

@@ -24,6 +24,7 @@ public import MalibuTransport
 ///   recorded, with a `nil` body.
 /// - A delay is a `Task.sleep`; cancelling the calling task ends it with `TransportError.Code.cancelled`.
 /// - Redirects are not followed and content codings are not decoded: the stub's reply is returned as it is.
+/// - A reply made with `Reply.events(_:)` streams a ``MockEventStream``: events, pauses and a dropped connection.
 public final class MockTransport: Transport {
   private struct Stub: Sendable {
     let method: HTTPRequest.Method
@@ -169,8 +170,12 @@ public final class MockTransport: Transport {
     body: RequestBody?,
     options: TransferOptions
   ) async throws -> TransportResponse {
-    let (head, data, url) = try await exchange(request, body: body, options: options)
-    return TransportResponse(head: head, url: url, body: ResponseBody(data: data))
+    let (reply, url) = try await exchange(request, body: body, options: options)
+    if let script = reply.events {
+      let (head, body) = script.response(to: request, head: reply.head)
+      return TransportResponse(head: head, url: url, body: body)
+    }
+    return TransportResponse(head: reply.head, url: url, body: ResponseBody(data: reply.body))
   }
 
   /// Like ``send(_:body:options:)``, returning the body collected.
@@ -187,7 +192,12 @@ public final class MockTransport: Transport {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
-    let (head, data, url) = try await exchange(request, body: body, options: options)
+    let (reply, url) = try await exchange(request, body: body, options: options)
+    if let script = reply.events {
+      let (head, body) = script.response(to: request, head: reply.head)
+      return (head, try await body.collect(upTo: maxBytes), url)
+    }
+    let (head, data) = (reply.head, reply.body)
     guard data.count <= max(0, maxBytes) else {
       throw TransportError.bodyTooLarge(limit: maxBytes, size: data.count)
     }
@@ -198,7 +208,7 @@ public final class MockTransport: Transport {
     _ request: HTTPRequest,
     body: RequestBody?,
     options: TransferOptions
-  ) async throws -> (HTTPResponse, Data, URL?) {
+  ) async throws -> (Reply, URL?) {
     let recorded: RecordedRequest
     do {
       recorded = RecordedRequest(head: request, body: try await RecordedRequest.collect(body))
@@ -226,14 +236,14 @@ public final class MockTransport: Transport {
     to url: URL,
     options: TransferOptions,
     uploaded: Int
-  ) async throws -> (HTTPResponse, Data, URL?) {
+  ) async throws -> (Reply, URL?) {
     try await MockDelay.sleep(reply.delay)
     if let error = reply.error { throw error }
     let size = Int64(reply.body.count)
     options.progress?(
       TransferProgress(uploaded: Int64(uploaded), uploadTotal: Int64(uploaded), downloaded: size, downloadTotal: size)
     )
-    return (HTTPResponse(status: reply.status, headerFields: reply.headerFields), reply.body, url)
+    return (reply, url)
   }
 
   /// Checks that `request` could be sent and returns its URL.

@@ -98,4 +98,103 @@ struct EventsTests {
     #expect(undecodable == ["oops"])
     #expect(transport.recordedRequests.count == 1)  // a POST does not reconnect by default
   }
+
+  // MARK: - Scripted event streams (MockEventStream)
+
+  /// A stream that drops mid-event after event 2, sets `retry: 5`, and resumes with event 3.
+  static let droppingScript = MockEventStream([
+    .event(ServerSentEvent(data: "one", id: "1", retry: 5)),
+    .pause(.milliseconds(5)),
+    .event(ServerSentEvent(data: "two", id: "2")),
+    .text("data: cut in the mi"),
+    .drop,
+    .text(": resumed\n"),
+    .event(ServerSentEvent(data: "three", id: "3")),
+  ])
+
+  /// The policy's own delay is an hour: the test ends in time only if the server's `retry: 5` is honoured.
+  static let retryOnly = EventReconnection(
+    delay: .seconds(3600),
+    jitter: 0,
+    maximumDelay: .seconds(7200),
+    maxAttempts: 2
+  )
+
+  @Test(.timeLimit(.minutes(1)))
+  func reconnectsAfterAScriptedDropWithLastEventIDAfterTheRetry() async throws {
+    let transport = MockTransport()
+    transport.stub(.get, "/api/events", reply: .events(Self.droppingScript))
+    let networking = Networking<Probe>(transport: .custom(transport))
+    var seen: [String] = []
+    for try await event in networking.events(Probe(.get("events")), reconnection: Self.retryOnly) {
+      seen.append("\(event.id):\(event.data)")
+    }
+    #expect(seen == ["1:one", "2:two", "3:three"])
+    let sent = transport.recordedRequests.map { $0.headerFields[HTTPField.Name("Last-Event-ID")!] }
+    #expect(sent == [nil, "2", "3"], "the connection after the drop resumes at 2; the one after the end gets 204")
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func aMockProvidersScriptedStreamReconnectsThroughTheChain() async throws {
+    let transport = MockTransport()
+    let mocks = MockProvider<Probe> { _ in Mock(events: Self.droppingScript) }
+    let networking = Networking<Probe>(mockProvider: mocks, transport: .custom(transport))
+    let connections = Locked<[String?]>([])
+    networking.preProcessRequest = { head in
+      connections.withLock { $0.append(head.headerFields[HTTPField.Name("Last-Event-ID")!]) }
+      return head
+    }
+    var seen: [String] = []
+    for try await event in networking.events(Probe(.get("events")), reconnection: Self.retryOnly) {
+      seen.append(event.data)
+    }
+    #expect(seen == ["one", "two", "three"])
+    #expect(transport.recordedRequests.isEmpty, "the mock answered every connection")
+    #expect(connections.withLock { $0 }.count == 3)
+  }
+
+  @Test func aScriptedDropWithoutReconnectionEndsWithTheResetError() async throws {
+    let transport = MockTransport()
+    transport.stub(.get, "/api/events", reply: .events(Self.droppingScript))
+    let networking = Networking<Probe>(transport: .custom(transport))
+    var seen: [String] = []
+    let error = await #expect(throws: (any Error).self) {
+      for try await event in networking.events(Probe(.get("events")), reconnection: .never) { seen.append(event.data) }
+    }
+    #expect(seen == ["one", "two"])
+    let reset = (error as? TransportError) ?? ((error as? NetworkError)?.underlyingError as? TransportError)
+    #expect(reset?.code == .connectionReset, "\(String(describing: error))")
+    #expect(transport.recordedRequests.count == 1)
+  }
+
+  @Test func typedEventsOfAScriptedPOSTEndAtDone() async throws {
+    let transport = MockTransport()
+    let script = MockEventStream([
+      .event(ServerSentEvent(data: #"{"text":"Hi"}"#)),
+      .pause(.milliseconds(5)),
+      .event(ServerSentEvent(data: #"{"text":" there"}"#)),
+      .event(ServerSentEvent(data: "not json")),
+      .event(ServerSentEvent(data: "[DONE]")),
+      .event(ServerSentEvent(data: #"{"text":"never read"}"#)),
+      .pause(.seconds(3600)),
+    ])
+    transport.stub(.post, "/api/complete", reply: .events(script))
+    let networking = Networking<Probe>(transport: .custom(transport))
+    var text = ""
+    var undecodable: [String] = []
+    let completion = Probe(.post("complete", parameters: ["prompt": "Name a shark", "stream": true]))
+    for try await event in networking.events(completion, as: Chunk.self) {
+      switch event {
+      case .value(let chunk, _): text += chunk.text
+      case .undecodable(let raw, _): undecodable.append(raw.data)
+      }
+    }
+    #expect(text == "Hi there")
+    #expect(undecodable == ["not json"])
+    let request = try #require(transport.recordedRequests.first)
+    #expect(transport.recordedRequests.count == 1)
+    #expect(request.headerFields[.accept] == "text/event-stream")
+    let body = try JSONSerialization.jsonObject(with: try #require(request.body)) as? [String: any Sendable]
+    #expect(body?["prompt"] as? String == "Name a shark")
+  }
 }

@@ -728,9 +728,52 @@ func readmeServerSentEvents() async throws {
   _ = (assistant, answer)
 }
 
-/// Modules/Malibu/Docs.docc/Transfers.md:108, "Gzip".
+// Modules/Malibu/Docs.docc/Transfers.md:103, "Server-sent events".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:104)
+enum Feed: RequestConvertible {
+  case notifications
+
+  static let baseUrl: (any URLStringConvertible)? = "https://api.example.com/"
+  static let headers: [String: String] = [:]
+
+  var request: Request { .get("notifications") }
+}
+#sourceLocation()
+
+/// Modules/Malibu/Docs.docc/Transfers.md:114, "Server-sent events".
+func readmeServerSentEvents2() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:115)
+  let feed = Networking<Feed>()
+  feed.authenticate(bearerToken: token)  // re-sent on every reconnection, refreshed tokens included
+  let reconnection = EventReconnection(delay: .seconds(2), maximumDelay: .seconds(30), idleTimeout: .seconds(45))
+  for try await notification in feed.events(.notifications, reconnection: reconnection) {
+    print(notification.id, notification.type, notification.data)  // id: what a reconnection sends as Last-Event-ID
+    if notification.type == "bye" { break }
+  }
+  #sourceLocation()
+  _ = (feed, reconnection)
+}
+
+/// Modules/Malibu/Docs.docc/Transfers.md:127, "Server-sent events".
+func readmeServerSentEvents3() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:128)
+  let script = MockEventStream([
+    .event(ServerSentEvent(data: "wave", id: "1", retry: 10)),
+    .pause(.milliseconds(20)),
+    .drop,
+    .event(ServerSentEvent(type: "bye", data: "", id: "2")),
+  ])
+  let mocked = Networking<Feed>(mockProvider: MockProvider { _ in Mock(events: script) })
+  var types: [String] = []
+  for try await notification in mocked.events(.notifications) { types.append(notification.type) }
+  #expect(types == ["message", "bye"])
+  #sourceLocation()
+  _ = (script, mocked, types)
+}
+
+/// Modules/Malibu/Docs.docc/Transfers.md:149, "Gzip".
 func readmeGzip() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:109)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:150)
   var options = networking.transferOptions
   options.requestCompression = .gzip  // Content-Encoding: gzip, sent chunked
   options.decompression = .enabled(limit: 50 << 20)  // a larger decoded body fails with bodyTooLarge
@@ -742,9 +785,9 @@ func readmeGzip() async throws {
   _ = (options, packed, unpacked)
 }
 
-/// Modules/Malibu/Docs.docc/Transfers.md:120, "Transfer options".
+/// Modules/Malibu/Docs.docc/Transfers.md:161, "Transfer options".
 func readmeTransferOptions() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:121)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:162)
   var options = TransferOptions()
   options.timeouts = Timeouts(connect: .seconds(5), idle: .seconds(30), total: .seconds(120))
   options.redirects = .follow(max: 3)  // .none returns the 3xx response itself
@@ -758,9 +801,9 @@ func readmeTransferOptions() async throws {
   _ = options
 }
 
-/// Modules/Malibu/Docs.docc/Transfers.md:152, "Retries".
+/// Modules/Malibu/Docs.docc/Transfers.md:193, "Retries".
 func readmeRetries() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:153)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:194)
   networking.transferOptions.retry = .default  // 3 attempts, backoff from 0.5 s, Retry-After waited for up to 30 s
   networking.transferOptions.retry.noRetryIfRetryAfterExceeds = .seconds(60)  // a longer one returns the response
   networking.transferOptions.retry.maxAttempts = 5
@@ -777,9 +820,9 @@ func readmeRetries() async throws {
   _ = (transport, options, url, head, data)
 }
 
-/// Modules/Malibu/Docs.docc/Transfers.md:190, "HTTPS only, proxies and session configuration".
+/// Modules/Malibu/Docs.docc/Transfers.md:231, "HTTPS only, proxies and session configuration".
 func readmeHTTPSOnlyProxiesAndSessionConfiguration() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:191)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Transfers.md",line:232)
   var options = TransferOptions()
   options.insecureHTTP = .refuse  // http:// requests and redirects to http:// fail with `insecureScheme`
   options.insecureHTTP = .upgrade  // ... or go over https:// to the same host and path

@@ -102,6 +102,11 @@ struct ReadmeTests {
     try await readmeMocking2()
   }
 
+  /// The scripted notification feed: a drop, a reconnection, then 204 (its `#expect` is in the README).
+  @Test(.timeLimit(.minutes(1))) func scriptedEventStreamExampleRuns() async throws {
+    try await readmeServerSentEvents3()
+  }
+
   /// The results the README states in comments.
   @Test func statedResultsHold() async throws {
     let request = Request(

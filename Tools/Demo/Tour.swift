@@ -22,6 +22,7 @@ struct Tour {
     Step(title: "Retries", run: RetryStep.run),
     Step(title: "Cookies", run: CookieStep.run),
     Step(title: "A download and a stream", run: DownloadStep.run),
+    Step(title: "Server-sent events: a completion and a reconnection", run: EventsStep.run),
     Step(title: "Failures and activity", run: FailureStep.run),
     Step(title: "Mock modes", run: MockModeStep.run),
     Step(title: "ETag revalidation", run: ETagStep.run),

@@ -56,6 +56,8 @@ Routes (query parameters in brackets, with their defaults):
   /headers/oversized        a head of about 400 KiB in all [size=409600]: 40 KiB fields, each under libcurl's 100 KiB
                             cap per field, together over its 300 KiB cap per head
   /endless                  the same as /download/endless
+  /events/completion        POST {"prompt": ...}: an LLM-style stream of `data: {"text": ...}` events, one per word
+                            [interval=0.1] seconds apart, then `data: [DONE]`
   /count                    200 JSON {"count": N}: how many requests to [path] with the query parameter [key] this
                             server has read whole so far, body included (every route counts them; a test picks a
                             fresh key)
@@ -485,6 +487,30 @@ def events(connection, request):
     return answer(connection, 409, f"unexpected Last-Event-ID {last!r}\n".encode(), [("Content-Type", "text/plain")])
 
 
+def events_completion(connection, request):
+    """An LLM-style completion stream (the demo, Integration/Surf): a POST whose JSON body has a "prompt" gets one
+    `data: {"text": ...}` event per word of a fixed answer, [interval=0.1] seconds apart, then `data: [DONE]` and the
+    end of the chunked body. Another method: 405; a body that is not a JSON object with a "prompt": 400."""
+    length = int(request.field("content-length") or "0")
+    body = request.reader.read(length) if length > 0 else b""
+    request.received = len(body)
+    if request.method != "POST":
+        return answer(connection, 405, b"POST a JSON prompt\n", [("Content-Type", "text/plain"), ("Allow", "POST")])
+    try:
+        prompt = json.loads(body)["prompt"]
+    except (ValueError, KeyError, TypeError):
+        return answer(connection, 400, b'a JSON body {"prompt": ...} is required\n', [("Content-Type", "text/plain")])
+    connection.send(head(200, [("Content-Type", "text/event-stream"), ("Transfer-Encoding", "chunked")]))
+    words = f"You asked: {prompt}. Three sharks: hammerhead, mako and whale shark.".split(" ")
+    parts = [b"data: %s\n\n" % json.dumps({"text": (" " if index else "") + word}).encode()
+             for index, word in enumerate(words)]
+    for part in parts + [b"data: [DONE]\n\n"]:
+        connection.send(b"%x\r\n" % len(part) + part + b"\r\n")
+        time.sleep(request.number("interval", 0.1))
+    connection.send(b"0\r\n\r\n")
+    return True
+
+
 # path → (route, whether the server reads the request body before calling it)
 ROUTES = {
     "/ok": (ok, True),
@@ -522,6 +548,7 @@ ROUTES = {
     "/download/ignores-if-range": (download_ignores_if_range, True),
     "/download/endless": (download_endless, True),
     "/events": (events, True),
+    "/events/completion": (events_completion, False),
 }
 
 

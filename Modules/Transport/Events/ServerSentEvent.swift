@@ -29,3 +29,23 @@ public struct ServerSentEvent: Sendable, Hashable {
     self.retry = retry
   }
 }
+
+extension ServerSentEvent {
+  /// The event as a server writes it in a `text/event-stream`, ending with its blank line: `event` when the type is
+  /// not `"message"`, `id` when there is one, `retry` when set, then one `data` line per line of ``data`` (CR, LF
+  /// and CRLF all split it). Parsing the text gives the event back. For mocks, servers and printing.
+  ///
+  /// ```swift
+  /// ServerSentEvent(data: "one\ntwo", id: "7").text   // "id: 7\ndata: one\ndata: two\n\n"
+  /// ```
+  public var text: String {
+    var text = ""
+    if type != "message" { text += "event: \(type)\n" }
+    if !id.isEmpty { text += "id: \(id)\n" }
+    if let retry { text += "retry: \(retry)\n" }
+    for line in data.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+      text += "data: \(line)\n"
+    }
+    return text + "\n"
+  }
+}

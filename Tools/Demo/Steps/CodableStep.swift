@@ -17,7 +17,7 @@ enum CodableStep {
     let (rejection, elapsed) = await timed {
       await failure(of: networking.request(.delay(seconds: 3)) { options in options.timeouts.total = .seconds(1) })
     }
-    guard let error = rejection as? NetworkError, error.code == .transportFailed else {
+    guard let error = rejection as? NetworkError, error.code == .timedOut else {
       throw TourFailure("GET /delay/3 with a 1 s timeout ended with \(String(describing: rejection))")
     }
     try expect(elapsed < .seconds(2.5), "the 1 s timeout took \(elapsed.shortDescription)")

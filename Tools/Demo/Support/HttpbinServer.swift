@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A second httpbin the offline step starts itself: gunicorn from the project's `.venv`, run by
-/// `Tools/servers/supervise.sh`, which stops it if the demo dies without stopping it.
+/// A local server a step starts itself, run by `Tools/servers/supervise.sh`, which stops it if the demo dies without
+/// stopping it: a second httpbin (gunicorn from the project's `.venv`) for the offline step, the fault server
+/// (`Tools/servers/faults.py`) for the events step.
 final class HttpbinServer: Sendable {
   /// The port it listens on, on 127.0.0.1.
   let port: Int
@@ -25,10 +26,52 @@ final class HttpbinServer: Sendable {
 
   /// Starts httpbin on `port`, writing its output to a file in `directory`.
   static func start(port: Int, options: DemoOptions, directory: URL) throws -> HttpbinServer {
+    try launch(
+      "httpbin",
+      port: port,
+      stopSignal: "INT",
+      arguments: [
+        "-m", "gunicorn",
+        "--bind", "127.0.0.1:\(port)",
+        "--workers", "1",
+        "--worker-class", "gthread",
+        "--threads", "4",
+        "--graceful-timeout", "1",
+        "--worker-tmp-dir", directory.path,
+        "--error-logfile", "-",
+        "httpbin:app",
+      ],
+      options: options,
+      directory: directory
+    )
+  }
+
+  /// Starts the fault server (`Tools/servers/faults.py`, Python's standard library only) on `port`.
+  static func startFaults(port: Int, options: DemoOptions, directory: URL) throws -> HttpbinServer {
+    let script = options.supervisor.deletingLastPathComponent().appendingPathComponent("faults.py")
+    return try launch(
+      "faults",
+      port: port,
+      stopSignal: "TERM",
+      arguments: ["-u", script.path, String(port)],
+      options: options,
+      directory: directory
+    )
+  }
+
+  /// Runs `python arguments` under the supervisor, its output in `<name>-<port>.log` in `directory`.
+  private static func launch(
+    _ name: String,
+    port: Int,
+    stopSignal: String,
+    arguments: [String],
+    options: DemoOptions,
+    directory: URL
+  ) throws -> HttpbinServer {
     guard FileManager.default.isExecutableFile(atPath: options.python.path) else {
-      throw TourFailure("no Python at \(options.python.path) to run httpbin with; run `make setup-servers`")
+      throw TourFailure("no Python at \(options.python.path) to run \(name) with; run `make setup-servers`")
     }
-    let logFile = directory.appendingPathComponent("httpbin-\(port).log")
+    let logFile = directory.appendingPathComponent("\(name)-\(port).log")
     guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
       throw TourFailure("cannot create \(logFile.path)")
     }
@@ -36,18 +79,7 @@ final class HttpbinServer: Sendable {
     defer { try? output.close() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = [
-      options.supervisor.path, String(getpid()), "INT", options.python.path,
-      "-m", "gunicorn",
-      "--bind", "127.0.0.1:\(port)",
-      "--workers", "1",
-      "--worker-class", "gthread",
-      "--threads", "4",
-      "--graceful-timeout", "1",
-      "--worker-tmp-dir", directory.path,
-      "--error-logfile", "-",
-      "httpbin:app",
-    ]
+    process.arguments = [options.supervisor.path, String(getpid()), stopSignal, options.python.path] + arguments
     process.currentDirectoryURL = directory
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output

@@ -104,6 +104,8 @@ struct Send: AsyncParsableCommand {
   var publicOnly = false
   @Flag(help: "Never read standard input as the body.")
   var ignoreStdin = false
+  @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives; server-sent events one by one.")
+  var stream = false
   @Argument(help: "[METHOD] URL [ITEM …]")
   var request: [String] = []
 
@@ -136,6 +138,7 @@ struct Send: AsyncParsableCommand {
       options.storeIfUnreachable = storeIfUnreachable
       options.publicOnly = publicOnly
       options.ignoreStandardInput = ignoreStdin
+      options.stream = stream
       return try await Surf().send(request, options: options)
     }
   }

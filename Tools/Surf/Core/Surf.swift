@@ -73,6 +73,8 @@ public struct SurfOptions: Sendable {
   public var publicOnly = false
   /// `--ignore-stdin`.
   public var ignoreStandardInput = false
+  /// `--stream`: print the body as it arrives, a `text/event-stream` event by event (see `Surf.stream`).
+  public var stream = false
 
   /// The defaults.
   public init() {}
@@ -132,6 +134,7 @@ public struct Surf: Sendable {
   /// - Returns: The exit status.
   /// - Throws: ``SurfError`` for anything that ends the run with a message.
   public func send(_ arguments: [String], options: SurfOptions) async throws(SurfError) -> SurfExitStatus {
+    try Self.checkStream(options)
     let line = try RequestLine(parsing: arguments)
     let hasItemBody = line.items.contains(where: \.isBody)
     let input = options.ignoreStandardInput || console.inputIsTerminal || hasItemBody ? nil : console.readInput()
@@ -163,6 +166,8 @@ public struct Surf: Sendable {
     let status: SurfExitStatus
     if options.download {
       status = try await download(endpoint, spec: spec, networking: networking, options: options)
+    } else if options.stream {
+      status = try await stream(endpoint, spec: spec, networking: networking, options: options) { console.output($0) }
     } else {
       status = try await exchange(endpoint, spec: spec, networking: networking, options: options)
     }
