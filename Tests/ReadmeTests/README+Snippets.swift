@@ -828,15 +828,27 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 }
 #sourceLocation()
 
-/// README.md:1141, "Graceful shutdown".
+/// README.md:1143, "Timings".
+func readmeTimings() async throws {
+  #sourceLocation(file:"README.md",line:1144)
+  let response = try await networking.request(.fetchBoards).value
+  if let metrics = response.metrics, let firstByte = metrics.firstByte {
+    let reused = metrics.isReusedConnection == true ? "reused" : "new"
+    print("HTTP/\(metrics.httpVersion ?? "?") \(reused) connection, first byte after \(firstByte)")
+  }
+  #sourceLocation()
+  _ = response
+}
+
+/// README.md:1162, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"README.md",line:1142)
+  #sourceLocation(file:"README.md",line:1163)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
-// README.md:1149, "Graceful shutdown".
-#sourceLocation(file:"README.md",line:1155)
+// README.md:1170, "Graceful shutdown".
+#sourceLocation(file:"README.md",line:1176)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
@@ -849,9 +861,9 @@ func runServer(_ server: some Service, logger: Logger) async throws {
 }
 #sourceLocation()
 
-/// README.md:1180, "Using single modules".
+/// README.md:1201, "Using single modules".
 func readmeUsingSingleModules() async throws {
-  #sourceLocation(file:"README.md",line:1183)
+  #sourceLocation(file:"README.md",line:1204)
   let transport = CurlTransport()
   var head = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:8080/api/boards?type=1")!)
   head.headerFields[.accept] = "application/json"
@@ -860,9 +872,9 @@ func readmeUsingSingleModules() async throws {
   _ = (transport, head, answer, data, finalURL)
 }
 
-/// README.md:1191, "Using single modules".
+/// README.md:1212, "Using single modules".
 func readmeUsingSingleModules2() async throws {
-  #sourceLocation(file:"README.md",line:1202)
+  #sourceLocation(file:"README.md",line:1223)
   let transport = CurlTransport()
   let system = URLSessionTransport()  // the same Transport contract over URLSession; init(configuration:) too
   let url = try Request.get("boards", parameters: ["type": 1]).buildURL(baseUrl: "http://127.0.0.1:8080/api/")
@@ -882,9 +894,9 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// README.md:1279, "Transports".
+/// README.md:1300, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"README.md",line:1280)
+  #sourceLocation(file:"README.md",line:1301)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {
