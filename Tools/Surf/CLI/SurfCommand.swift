@@ -104,6 +104,8 @@ struct Send: AsyncParsableCommand {
   var publicOnly = false
   @Flag(help: "Never read standard input as the body.")
   var ignoreStdin = false
+  @Flag(help: "Print a line of the transfer's timings after the response: DNS, connect, TLS, first byte, total.")
+  var meta = false
   @Argument(help: "[METHOD] URL [ITEM …]")
   var request: [String] = []
 
@@ -136,6 +138,7 @@ struct Send: AsyncParsableCommand {
       options.storeIfUnreachable = storeIfUnreachable
       options.publicOnly = publicOnly
       options.ignoreStandardInput = ignoreStdin
+      options.meta = meta
       return try await Surf().send(request, options: options)
     }
   }

@@ -73,6 +73,8 @@ public struct SurfOptions: Sendable {
   public var publicOnly = false
   /// `--ignore-stdin`.
   public var ignoreStandardInput = false
+  /// `--meta`: print a line of the transfer's timings after the response (HTTPie's `--meta`).
+  public var meta = false
 
   /// The defaults.
   public init() {}
@@ -314,6 +316,7 @@ public struct Surf: Sendable {
         console.output(response.data)
       }
     }
+    if options.meta { console.output(formatter.meta(response.metrics)) }
     return checked(response.statusCode, options: options)
   }
 
