@@ -70,7 +70,7 @@ public struct TransferMetrics: Sendable, Hashable {
   ///   - responseHeadBytes: The response head's bytes.
   ///   - responseBodyBytes: The response body's bytes on the wire.
   ///   - decodedBodyBytes: The response body's bytes after decoding.
-  public init(
+  @inlinable public init(
     nameLookup: Duration? = nil,
     connect: Duration? = nil,
     secureConnect: Duration? = nil,

@@ -11,11 +11,12 @@ extension Transfer {
   /// - Returns: The metrics; `nil` without a handle.
   func measure(final: Bool, decodedBodyBytes: Int? = nil) -> TransferMetrics? {
     guard let easy else { return nil }
-    let before = Duration.nanoseconds(Int64(clamping: hopStartedAt &- startedAt))
+    let before = Int64(clamping: hopStartedAt &- startedAt)
+    // In nanoseconds, then one `Duration`: its own arithmetic is not inlined.
     func time(_ info: CURLINFO) -> Duration? {
       var microseconds: curl_off_t = 0
       guard CCurl_easy_getinfo_off_t(easy, info, &microseconds) == CURLE_OK else { return nil }
-      return before + .microseconds(microseconds)
+      return .nanoseconds(before &+ Int64(microseconds) &* 1_000)
     }
     func long(_ info: CURLINFO) -> Int? {
       var value = 0
@@ -25,14 +26,16 @@ extension Transfer {
       var value: curl_off_t = 0
       return CCurl_easy_getinfo_off_t(easy, info, &value) == CURLE_OK ? Int(value) : nil
     }
-    var metrics = TransferMetrics(redirect: before)
+    var metrics = TransferMetrics(redirect: .nanoseconds(before))
     let reused = long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }
     metrics.isReusedConnection = reused
     if reused == false {
       metrics.nameLookup = time(CURLINFO_NAMELOOKUP_TIME_T)
       metrics.connect = time(CURLINFO_CONNECT_TIME_T)
       // libcurl reports 0 when there was no handshake (plain http).
-      if let handshake = time(CURLINFO_APPCONNECT_TIME_T), handshake > before { metrics.secureConnect = handshake }
+      if let handshake = time(CURLINFO_APPCONNECT_TIME_T), handshake > metrics.redirect ?? .zero {
+        metrics.secureConnect = handshake
+      }
     }
     metrics.requestSent = time(CURLINFO_PRETRANSFER_TIME_T)
     metrics.firstByte = time(CURLINFO_STARTTRANSFER_TIME_T)

@@ -197,7 +197,7 @@ public struct CollectedResponse: Sendable {
   ///   - url: The final URL.
   ///   - data: The body.
   ///   - metrics: The metrics, if measured.
-  public init(head: HTTPResponse, url: URL?, data: Data, metrics: TransferMetrics? = nil) {
+  @inlinable public init(head: HTTPResponse, url: URL?, data: Data, metrics: TransferMetrics? = nil) {
     self.head = head
     self.url = url
     self.data = data
