@@ -7,8 +7,9 @@
 ///
 /// Every figure is optional: `nil` means the transport could not measure it, or the phase did not happen (no name
 /// lookup, connect or TLS handshake on a reused connection; no TLS over plain `http`). `CurlTransport` fills every
-/// figure; `URLSessionTransport` fills what the platform's `URLSessionTaskMetrics` reports and documents the rest
-/// as `nil`; a mock fills none.
+/// figure; `URLSessionTransport` only what it measures itself — the head's arrival as ``firstByte``, ``total``,
+/// ``redirect`` and the body's size — since FoundationNetworking on Linux reports no `URLSessionTaskMetrics` (Apple
+/// platforms' are not read yet); a mock fills none.
 ///
 /// ```swift
 /// let response = try await networking.request(.fetchBoards).value

@@ -121,9 +121,9 @@ public final class URLSessionTransport: Transport, Drainable {
   }
 
   /// Sends a request and collects the whole response body, at most `maxBytes` bytes, as `data(for:body:options:upTo:)`
-  /// does, with the metrics this transport can measure (see `TransferMetrics` in MalibuURLSession's catalog: on Linux,
-  /// where FoundationNetworking reports no `URLSessionTaskMetrics`, only the redirect share, the head's arrival, the
-  /// total and the body's size).
+  /// does, with the metrics this transport measures itself: the redirect share, the head's arrival, the total and the
+  /// body's size (FoundationNetworking on Linux reports no `URLSessionTaskMetrics`; the catalog's "Timings" says what
+  /// stays `nil`).
   /// - Parameters:
   ///   - request: The request head; its URL must be absolute `http` or `https`.
   ///   - body: The request body, if any.
