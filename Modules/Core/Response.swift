@@ -10,6 +10,7 @@ public struct Response: Sendable {
     var headers: HTTPFields
     var request: HTTPRequest
     var url: URL?
+    var metrics: TransferMetrics?
     var failureReporter: (any ResponseFailureReporting)?
     var defaultDecoder: (any ResponseDecoder)?
   }
@@ -58,6 +59,13 @@ public struct Response: Sendable {
     set { fields.url = newValue }
   }
 
+  /// Where the transfer's time went and how many bytes it moved; `nil` when the transport measured nothing (a mock,
+  /// a response made by hand, one answered from a cache).
+  public var metrics: TransferMetrics? {
+    get { box.fields.metrics }
+    set { fields.metrics = newValue }
+  }
+
   /// Creates a response.
   /// - Parameters:
   ///   - data: The body.
@@ -65,8 +73,16 @@ public struct Response: Sendable {
   ///   - headers: The header fields.
   ///   - request: The request that produced it.
   ///   - url: The final URL, after redirects.
-  public init(data: Data, status: HTTPResponse.Status, headers: HTTPFields, request: HTTPRequest, url: URL? = nil) {
-    box = Box(Fields(data: data, status: status, headers: headers, request: request, url: url))
+  ///   - metrics: The transfer's metrics, if measured.
+  public init(
+    data: Data,
+    status: HTTPResponse.Status,
+    headers: HTTPFields,
+    request: HTTPRequest,
+    url: URL? = nil,
+    metrics: TransferMetrics? = nil
+  ) {
+    box = Box(Fields(data: data, status: status, headers: headers, request: request, url: url, metrics: metrics))
   }
 
   /// Creates a response whose failed checks and conversions are reported to `failureReporter` (the networking's
@@ -78,6 +94,7 @@ public struct Response: Sendable {
     headers: HTTPFields,
     request: HTTPRequest,
     url: URL?,
+    metrics: TransferMetrics? = nil,
     failureReporter: (any ResponseFailureReporting)?,
     defaultDecoder: (any ResponseDecoder)? = nil
   ) {
@@ -88,6 +105,7 @@ public struct Response: Sendable {
         headers: headers,
         request: request,
         url: url,
+        metrics: metrics,
         failureReporter: failureReporter,
         defaultDecoder: defaultDecoder
       )

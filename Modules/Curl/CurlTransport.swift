@@ -117,6 +117,26 @@ public final class CurlTransport: Transport {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
+    let response = try await collect(request, body: body, options: options, upTo: maxBytes)
+    return (response.head, response.data, response.url)
+  }
+
+  /// Sends a request and collects the whole body, as `data(for:body:options:upTo:)` does, with every figure of the
+  /// transfer's metrics, read from libcurl once, when the transfer has ended.
+  /// - Parameters:
+  ///   - request: The request; its URL must be absolute `http` or `https`.
+  ///   - body: The request body, if any.
+  ///   - options: Transfer options.
+  ///   - maxBytes: The largest body accepted (after decoding).
+  /// - Returns: The final response head, the body, the final URL and the metrics.
+  /// - Throws: ``/MalibuTransport/TransportError``; ``/MalibuTransport/TransportError/Code/bodyTooLarge`` past
+  ///   `maxBytes`, as soon as it is known.
+  public func collect(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> CollectedResponse {
     let request = try RequestValidator.applyPolicies(to: request, options: options)
     let url = try RequestValidator.validate(request)
     let id = loop.nextID()

@@ -14,7 +14,7 @@ final class Job: Sendable {
     /// `send`: the caller is woken with the head; the body streams through a ``BodyChannel``.
     case stream(UnsafeContinuation<TransportResponse, any Error>)
     /// `data(for:)`: the caller is woken once, with the head and the whole body.
-    case collect(limit: Int, UnsafeContinuation<(HTTPResponse, Data, URL?), any Error>)
+    case collect(limit: Int, UnsafeContinuation<CollectedResponse, any Error>)
 
     /// Resumes the caller with an error.
     func fail(_ error: any Error) {

@@ -77,6 +77,12 @@ final class Transfer {
   @exclusivity(unchecked) var handleNeedsReset = false
   /// Whether the options every transfer sets alike (``configure(_:now:)``) are set on the handle already.
   @exclusivity(unchecked) var handlePrimed = false
+  /// When the transfer's first hop started, and when its current hop did (``Monotonic`` nanoseconds): what the final
+  /// hop's libcurl times are shifted by (``measure(final:decodedBodyBytes:)``).
+  var startedAt: UInt64 = 0
+  var hopStartedAt: UInt64 = 0
+  /// Whether a streamed body is decoded by its reader: its decoded size is then unknown here.
+  var streamDecoded = false
   /// Where the engine keeps this transfer among its running ones (``CurlEngine``'s list); -1 when it is not there.
   @exclusivity(unchecked) var slot = -1
 
@@ -132,6 +138,8 @@ final class Transfer {
     case .expired: return abort(with: totalTimeoutError())
     case .none: return
     }
+    if startedAt == 0 { startedAt = now }
+    hopStartedAt = now
     parser = ResponseHeadParser()
     errorBuffer[0] = 0
     do {
@@ -203,7 +211,13 @@ final class Transfer {
       output = .none
       do {
         try decoder?.finish()
-        let result = (head, collector.take(), URL(string: url))
+        let data = collector.take()
+        let result = CollectedResponse(
+          head: head,
+          url: URL(string: url),
+          data: data,
+          metrics: measure(final: true, decodedBodyBytes: data.count)
+        )
         HandOff.release()
         continuation.resume(returning: result)
       } catch {
@@ -212,7 +226,11 @@ final class Transfer {
       }
     case .endStream(let error):
       if error != nil { handleNeedsReset = true }
-      if case .streaming(let channel) = output { channel.finish(error) }
+      if case .streaming(let channel) = output {
+        var metrics = error == nil ? measure(final: true) : nil
+        if !streamDecoded, let wire = metrics?.responseBodyBytes { metrics?.decodedBodyBytes = wire }
+        channel.finish(error, metrics: metrics)
+      }
     case .fail(let error):
       handleNeedsReset = true
       job.sink.fail(error)
@@ -318,8 +336,14 @@ final class Transfer {
         onCancel: { loop.submit(.cancel(id)) }
       )
       output = .streaming(channel)
+      streamDecoded = decoder != nil
       let body = ResponseBody(channel: channel)
-      let response = TransportResponse(head: finalHead, url: URL(string: url), body: body)
+      let response = TransportResponse(
+        head: finalHead,
+        url: URL(string: url),
+        body: body,
+        metrics: measure(final: false)
+      )
       HandOff.release()
       continuation.resume(returning: response)
     case .collect(let limit, _):

@@ -361,7 +361,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// A request after `beforeEach`, through ``exchange(_:of:through:storingOffline:control:_:)``, its body collected
-  /// into a `Response` (with the transport's one-hop `data(for:body:options:upTo:)`).
+  /// into a `Response` (with the transport's one-hop `collect(_:body:options:upTo:)`, which brings the metrics).
   func collect(
     _ request: Request,
     of endpoint: R?,
@@ -371,18 +371,19 @@ public final class Networking<R: RequestConvertible>: Sendable {
   ) async throws -> Response {
     try await exchange(request, of: endpoint, through: base, storingOffline: storingOffline, control: control) {
       outgoing in
-      let (head, data, url) = try await outgoing.transport.data(
-        for: outgoing.head,
+      let collected = try await outgoing.transport.collect(
+        outgoing.head,
         body: outgoing.body,
         options: outgoing.options,
         upTo: outgoing.maximumResponseSize
       )
       return Response(
-        data: data,
-        status: head.status,
-        headers: head.headerFields,
+        data: collected.data,
+        status: collected.head.status,
+        headers: collected.head.headerFields,
         request: outgoing.head,
-        url: url,
+        url: collected.url,
+        metrics: collected.metrics,
         failureReporter: outgoing.logger,
         defaultDecoder: outgoing.decoder
       )

@@ -64,6 +64,27 @@ struct InterceptingTransport: Transport {
   let mocksAllowed: Bool
 
   func send(_ request: HTTPRequest, body: RequestBody?, options: TransferOptions) async throws -> TransportResponse {
+    let (head, mock) = try await route(request)
+    if let mock { return try await MockResponder(mock: mock).send(head, body: body, options: options) }
+    return try await base.send(head, body: body, options: options)
+  }
+
+  /// The base transport's collected response with its metrics, or the mock's (which has none).
+  func collect(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> CollectedResponse {
+    let (head, mock) = try await route(request)
+    if let mock {
+      return try await MockResponder(mock: mock).collect(head, body: body, options: options, upTo: maxBytes)
+    }
+    return try await base.collect(head, body: body, options: options, upTo: maxBytes)
+  }
+
+  /// The head after the interceptors, and the mock one of them answers with (when mocks are allowed).
+  private func route(_ request: HTTPRequest) async throws -> (HTTPRequest, Mock?) {
     var head = request
     for interceptor in interceptors {
       let adapted: AdaptedRequest
@@ -83,10 +104,10 @@ struct InterceptingTransport: Transport {
         head = changed
       case .mocked(let mock):
         guard mocksAllowed else { continue }
-        return try await MockResponder(mock: mock).send(head, body: body, options: options)
+        return (head, mock)
       }
     }
-    return try await base.send(head, body: body, options: options)
+    return (head, nil)
   }
 }
 

@@ -11,6 +11,12 @@ public enum HTTPClientMetrics: Sendable {
   /// Meter: requests sent and not yet answered or failed (`http.client.active_requests`). Dimensions: method, server
   /// address and port.
   public static let activeRequests = "http.client.active_requests"
+  /// Timer: from the start of the transfer to the first byte of its response (`TransferMetrics.firstByte`), when the
+  /// transport measured it. Dimensions: those of ``requestDuration``. Not in the conventions; named in their style.
+  public static let timeToFirstByte = "http.client.request.time_to_first_byte"
+  /// Timer: from the start of the transfer to an established connection (`TransferMetrics.connect`), recorded only
+  /// for a transfer that opened a new connection (a reused one has none). Dimensions: those of ``requestDuration``.
+  public static let connectDuration = "http.client.connection.connect_duration"
   /// Recorder: the request body's size in bytes, when known before sending (`http.client.request.body.size`).
   public static let requestBodySize = "http.client.request.body.size"
   /// Recorder: the response body's size in bytes as the caller read it, decoded (`http.client.response.body.size`);

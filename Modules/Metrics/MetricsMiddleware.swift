@@ -17,6 +17,9 @@ public import MalibuTransport
 ///   `RetryMiddleware` or a token refresh) in ``HTTPClientMetrics/resends``; below `RetryMiddleware` (a transport
 ///   handed to a `Networking`, under its chain) it counts every attempt.
 /// - **Duration.** From the send to the response head (or the failure), as the tracing span; the body streams after.
+///   When the transport measured the transfer (`TransportResponse.metrics`), its time to first byte and, for a new
+///   connection, its connect time are recorded too (``HTTPClientMetrics/timeToFirstByte``,
+///   ``HTTPClientMetrics/connectDuration``), with the same dimensions.
 /// - **Bytes.** Out: the request body's length when known before sending (a stream of unknown length is not
 ///   recorded). In: the response body's bytes as the caller reads them (decoded), recorded when the body ends, fails
 ///   or is dropped; the body is passed through a counting sequence, with its back-pressure and cancellation.
@@ -70,6 +73,7 @@ public struct MetricsMiddleware: Middleware {
       var outcome = base + [(HTTPClientMetrics.Dimension.statusCode, "\(status)")]
       if status >= 400 { outcome.append((HTTPClientMetrics.Dimension.errorType, "\(status)")) }
       record(elapsed, outcome: outcome, method: method, statusClass: "\(status / 100)xx", resends: attempts, base: base)
+      if let metrics = response.metrics { record(metrics, outcome: outcome) }
       let factory = self.factory
       let received = base + [(HTTPClientMetrics.Dimension.statusCode, "\(status)")]
       response.body = ResponseBody(
@@ -96,6 +100,22 @@ public struct MetricsMiddleware: Middleware {
     }
   }
 
+  /// The transport's time to first byte and connect time, when it measured them.
+  private func record(_ metrics: TransferMetrics, outcome: [(String, String)]) {
+    if let firstByte = metrics.firstByte {
+      Timer(label: HTTPClientMetrics.timeToFirstByte, dimensions: outcome, factory: factory)
+        .recordNanoseconds(Self.nanoseconds(firstByte))
+    }
+    if let connect = metrics.connect {
+      Timer(label: HTTPClientMetrics.connectDuration, dimensions: outcome, factory: factory)
+        .recordNanoseconds(Self.nanoseconds(connect))
+    }
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int64 {
+    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+  }
+
   private func record(
     _ elapsed: Duration,
     outcome: [(String, String)],
@@ -105,9 +125,8 @@ public struct MetricsMiddleware: Middleware {
     resends: TransferAttempts,
     base: [(String, String)]
   ) {
-    let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
     Timer(label: HTTPClientMetrics.requestDuration, dimensions: outcome, factory: factory)
-      .recordNanoseconds(nanoseconds)
+      .recordNanoseconds(Self.nanoseconds(elapsed))
     var counted = [(HTTPClientMetrics.Dimension.method, method)]
     if let statusClass { counted.append((HTTPClientMetrics.Dimension.statusClass, statusClass)) }
     if let errorType { counted.append((HTTPClientMetrics.Dimension.errorType, errorType)) }
@@ -120,12 +139,14 @@ public struct MetricsMiddleware: Middleware {
 }
 
 /// A response body passed through, counting its bytes; `onEnd` gets the count once, when the body ends, fails or
-/// its reading is cancelled.
-struct CountingBody: AsyncSequence, Sendable {
+/// its reading is cancelled. The body it wraps keeps its transfer's final metrics.
+struct CountingBody: AsyncSequence, TransferMeasured {
   typealias Element = Data
 
   let body: ResponseBody
   let onEnd: @Sendable (Int) -> Void
+
+  var metrics: TransferMetrics? { body.metrics }
 
   func makeAsyncIterator() -> Iterator {
     Iterator(base: body.makeAsyncIterator(), onEnd: onEnd)

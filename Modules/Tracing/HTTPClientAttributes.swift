@@ -20,5 +20,15 @@ public enum HTTPClientAttributes: Sendable {
   /// How many times the request had been sent before this send, retries and redirect hops alike; set only when above
   /// zero, as the conventions say.
   public static let requestResendCount = "http.request.resend_count"
+  /// The HTTP version of the response, `1.1` or `2`, from the transport's `TransferMetrics`.
+  public static let networkProtocolVersion = "network.protocol.version"
+  /// The IP address the transport connected to (`TransferMetrics.remoteAddress`).
+  public static let networkPeerAddress = "network.peer.address"
+  /// The port the transport connected to (`TransferMetrics.remotePort`).
+  public static let networkPeerPort = "network.peer.port"
+  /// The response body's size in bytes on the wire: the transport's measure when the body is already complete,
+  /// otherwise the length the head announces (`Content-Length`, when no decoding changes it). The span ends with the
+  /// head, so a body of unannounced length has none.
+  public static let responseBodySize = "http.response.body.size"
 }
 #endif

@@ -21,6 +21,9 @@ import Tracing
 /// - **Parent.** The span is a child of the caller's `ServiceContext.current` (a server's request span, say).
 /// - **Duration.** The span ends when the response head arrives, or the request fails: the body streams after it
 ///   (the conventions allow either end). The response status and `4xx`/`5xx` as an error are known then.
+/// - **Connection.** When the transport measured the transfer (`TransportResponse.metrics`), the span gets the
+///   response's `network.protocol.version`, the `network.peer.address` and `network.peer.port` connected to, and
+///   `http.response.body.size` (see ``HTTPClientAttributes/responseBodySize``).
 /// - **Errors.** A thrown error is recorded on the span (as a ``TracedError``: its type, code and description with the
 ///   request's secrets scrubbed), `error.type` is set and the status is `error`; so is a `4xx` or `5xx` answer, with
 ///   the status code as `error.type`. The error reaches the caller unchanged.
@@ -108,6 +111,7 @@ public struct TracingMiddleware: Middleware {
       let status = response.head.status.code
       span.updateAttributes { attributes in
         attributes[HTTPClientAttributes.responseStatusCode] = status
+        Self.setConnectionAttributes(of: response, in: &attributes)
         if sendIndex == nil {
           let resends = max(attempts.resendCount, (own?.sends ?? 1) - 1)
           if resends > 0 { attributes[HTTPClientAttributes.requestResendCount] = resends }
@@ -127,6 +131,17 @@ public struct TracingMiddleware: Middleware {
       }
       span.setStatus(SpanStatus(code: .error, message: type))
       throw error
+    }
+  }
+
+  /// The attributes from the transport's metrics, and the body's size when known.
+  private static func setConnectionAttributes(of response: TransportResponse, in attributes: inout SpanAttributes) {
+    let metrics = response.metrics
+    if let version = metrics?.httpVersion { attributes[HTTPClientAttributes.networkProtocolVersion] = version }
+    if let address = metrics?.remoteAddress { attributes[HTTPClientAttributes.networkPeerAddress] = address }
+    if let port = metrics?.remotePort { attributes[HTTPClientAttributes.networkPeerPort] = port }
+    if let size = metrics?.responseBodyBytes ?? response.body.expectedLength {
+      attributes[HTTPClientAttributes.responseBodySize] = size
     }
   }
 

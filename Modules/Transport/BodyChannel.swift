@@ -51,6 +51,8 @@ package final class BodyChannel: Sendable {
     var waiter: Waiter?
     var onDemand: Hook?
     var onCancel: Hook?
+    /// The transfer's final figures, given by the producer when it ended the body.
+    var metrics: TransferMetrics?
 
     mutating func takeWaiter() -> Waiter? {
       defer { waiter = nil }
@@ -163,9 +165,11 @@ package final class BodyChannel: Sendable {
     state.withLock { $0.machine.flushUnlessWaking() }
   }
 
-  /// Ends the body: normally with `nil`, or with the error that broke the transfer.
-  package func finish(_ error: (any Error)?) {
+  /// Ends the body: normally with `nil`, or with the error that broke the transfer; `metrics` are the transfer's final
+  /// figures, when the producer measured them.
+  package func finish(_ error: (any Error)?, metrics: TransferMetrics? = nil) {
     let wake: (Waiter, Result<Data?, any Error>)? = state.withLock { state in
+      if let metrics { state.metrics = metrics }
       guard let delivery = state.machine.finish(error), let waiter = state.takeWaiter() else { return nil }
       return (waiter, delivery)
     }
@@ -261,6 +265,11 @@ package final class BodyChannel: Sendable {
     }
     if let failure { waiter?.resume(throwing: failure) }
     hook?()
+  }
+
+  /// The transfer's final figures, once the producer ended the body with them.
+  package var metrics: TransferMetrics? {
+    state.withLock { $0.metrics }
   }
 
   /// Whether a reader is suspended waiting for the next chunk.

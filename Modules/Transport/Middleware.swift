@@ -74,6 +74,23 @@ public struct MiddlewareTransport: Transport {
     try await send(request, body: body, options: options, from: middleware.startIndex)
   }
 
+  /// Sends the request through every middleware and then the transport, and collects the body with its metrics.
+  /// - Parameters:
+  ///   - request: The request head.
+  ///   - body: The request body, if any.
+  ///   - options: The transfer options.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The collected response, with the body's final metrics (or those that came with the head).
+  /// - Throws: Whatever the chain throws; ``TransportError/Code/bodyTooLarge`` past `maxBytes`.
+  public func collect(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> CollectedResponse {
+    try await send(request, body: body, options: options).collected(upTo: maxBytes)
+  }
+
   /// Hands the request to the middleware at `index`, whose `next` is the rest of the chain; past the last one, to
   /// the transport. The `next` closures are not escaping, so the chain allocates nothing per request.
   private func send(

@@ -1,4 +1,5 @@
 public import Foundation
+public import MalibuCore
 
 /// The body of a response: collect it whole with ``collect(upTo:)``, or read it chunk by chunk as an
 /// `AsyncSequence` of `Data`.
@@ -12,7 +13,7 @@ public import Foundation
 ///
 /// A body is read once. Dropping it unread, or cancelling the task that reads it, stops the transfer and frees
 /// the connection. Content codings (gzip, deflate) have already been decoded, unless the request disabled it.
-public final class ResponseBody: AsyncSequence, Sendable {
+public final class ResponseBody: AsyncSequence, Sendable, TransferMeasured {
   /// A chunk of the body.
   public typealias Element = Data
   /// Errors thrown while reading: ``TransportError`` or whatever the source of a custom body throws.
@@ -49,7 +50,7 @@ public final class ResponseBody: AsyncSequence, Sendable {
           if result == .stop { return }
           if result == .pause { _ = await demandSignals.next() }
         }
-        channel.finish(nil)
+        channel.finish(nil, metrics: (chunks as? any TransferMeasured)?.metrics)
       } catch {
         channel.finish(error)
       }
@@ -73,6 +74,11 @@ public final class ResponseBody: AsyncSequence, Sendable {
 
   /// The body's length when the server announced it and no decoding changes it.
   public var expectedLength: Int? { channel.expectedLength }
+
+  /// The transfer's final figures (`TransferMetrics.total` and the body's sizes included), once the body
+  /// has been read to its end; `nil` before, and when the transport measured nothing. A body that middleware passed
+  /// through another sequence keeps them when that sequence is this body or conforms to ``TransferMeasured``.
+  public var metrics: TransferMetrics? { channel.metrics }
 
   /// Reads the whole body into memory.
   /// - Parameter maxBytes: The largest body accepted.
@@ -114,3 +120,10 @@ public final class ResponseBody: AsyncSequence, Sendable {
 
 @available(*, unavailable)
 extension ResponseBody.Iterator: Sendable {}
+
+/// A body sequence that can tell the final `TransferMetrics` of the transfer it reads: a body built with
+/// `ResponseBody(chunks:expectedLength:)` from such a sequence carries them on.
+public protocol TransferMeasured: Sendable {
+  /// The transfer's final figures, once known.
+  var metrics: TransferMetrics? { get }
+}

@@ -44,6 +44,23 @@ public protocol Transport: Sendable {
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?)
 
+  /// Sends a request and collects the whole response body, with the transfer's final metrics. The default
+  /// implementation calls `data(for:body:options:upTo:)` and measures nothing (`metrics` is `nil`); a transport
+  /// that measures implements it (`CurlTransport`, `URLSessionTransport`, ``MiddlewareTransport``).
+  /// - Parameters:
+  ///   - request: The request head.
+  ///   - body: The request body, if any.
+  ///   - options: Transfer options.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The response head, its URL, the body and the metrics.
+  /// - Throws: ``TransportError``, ``TransportError/Code/bodyTooLarge`` past `maxBytes` included.
+  func collect(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> CollectedResponse
+
   /// The thread this transport does its I/O on, as a task executor, when tasks may run there; `nil` (the default)
   /// for transports without one.
   ///
@@ -87,6 +104,25 @@ extension Transport {
     try await data(for: request, body: body, options: options, upTo: maxBytes ?? Self.defaultMaximumResponseSize)
   }
 
+  /// Sends a request and collects the whole response body with `data(for:body:options:upTo:)`; measures
+  /// nothing.
+  /// - Parameters:
+  ///   - request: The request head.
+  ///   - body: The request body, if any.
+  ///   - options: Transfer options.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The response head, its URL and the body; `metrics` is `nil`.
+  /// - Throws: ``TransportError``, ``TransportError/Code/bodyTooLarge`` past `maxBytes` included.
+  public func collect(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> CollectedResponse {
+    let (head, data, url) = try await data(for: request, body: body, options: options, upTo: maxBytes)
+    return CollectedResponse(head: head, url: url, data: data)
+  }
+
   /// Sends a request and collects the whole response body.
   ///
   /// Transports may implement this more directly (one hop back to the caller for the whole exchange).
@@ -116,15 +152,55 @@ public struct TransportResponse: Sendable {
   public var url: URL?
   /// The body, to collect or stream.
   public var body: ResponseBody
+  /// The transfer's metrics as they stand when the head arrives: everything but `total` and the body's sizes, which
+  /// ``ResponseBody/metrics`` has once the body has been read to its end. `nil` when the transport measures nothing.
+  public var metrics: TransferMetrics?
 
   /// Creates a response.
   /// - Parameters:
   ///   - head: The status and header fields.
   ///   - url: The final URL.
   ///   - body: The body.
-  public init(head: HTTPResponse, url: URL?, body: ResponseBody) {
+  ///   - metrics: The metrics known with the head, if measured.
+  public init(head: HTTPResponse, url: URL?, body: ResponseBody, metrics: TransferMetrics? = nil) {
     self.head = head
     self.url = url
     self.body = body
+    self.metrics = metrics
+  }
+
+  /// Reads the whole body and returns it with the head, the URL and the most complete metrics known: the body's final
+  /// ones, or else those that came with the head.
+  /// - Parameter maxBytes: The largest body accepted.
+  /// - Returns: The collected response.
+  /// - Throws: As ``ResponseBody/collect(upTo:)``.
+  public func collected(upTo maxBytes: Int) async throws -> CollectedResponse {
+    let data = try await body.collect(upTo: maxBytes)
+    return CollectedResponse(head: head, url: url, data: data, metrics: body.metrics ?? metrics)
+  }
+}
+
+/// A response with its whole body: what ``Transport/collect(_:body:options:upTo:)`` returns.
+public struct CollectedResponse: Sendable {
+  /// The status and header fields.
+  public var head: HTTPResponse
+  /// The URL of the final response, after redirects.
+  public var url: URL?
+  /// The body, decoded.
+  public var data: Data
+  /// The transfer's final metrics; `nil` when the transport measures nothing.
+  public var metrics: TransferMetrics?
+
+  /// Creates a collected response.
+  /// - Parameters:
+  ///   - head: The status and header fields.
+  ///   - url: The final URL.
+  ///   - data: The body.
+  ///   - metrics: The metrics, if measured.
+  @inlinable public init(head: HTTPResponse, url: URL?, data: Data, metrics: TransferMetrics? = nil) {
+    self.head = head
+    self.url = url
+    self.data = data
+    self.metrics = metrics
   }
 }

@@ -14,7 +14,7 @@ extension Exchange {
   func checkDeadlines(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
     let (step, next) = state.withLock { state in
       let action = state.machine.checkDeadlines(now: now)
-      return (Self.step(action, &state), state.machine.earliestDeadline(now: now)?.instant)
+      return (self.step(action, &state), state.machine.earliestDeadline(now: now)?.instant)
     }
     perform(step)
     return next

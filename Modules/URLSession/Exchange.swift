@@ -33,6 +33,11 @@ final class Exchange: Sendable {
     var task: URLSessionTask?
     /// The body's channel, from the response head on.
     var channel: BodyChannel?
+    /// When the response head reached the delegate.
+    var headArrived: ContinuousClock.Instant?
+    /// Body bytes received, as URLSession hands them over (decoded, when it decodes), and whether it decodes them.
+    var bodyBytes = 0
+    var bodyDecoded = false
   }
 
   /// An action of the machine with what it acts on, taken out of the state under the lock.
@@ -41,6 +46,8 @@ final class Exchange: Sendable {
     var caller: UnsafeContinuation<Hop, any Error>?
     var task: URLSessionTask?
     var channel: BodyChannel?
+    /// The final metrics, for an action that ends the body well.
+    var metrics: TransferMetrics?
   }
 
   /// What ``run(_:)`` throws when URLSession's connection died before the response and the transport must send the
@@ -51,6 +58,8 @@ final class Exchange: Sendable {
   let method: HTTPRequest.Method
   let upload: Upload
   let started: ContinuousClock.Instant
+  /// When the transfer's first hop started (redirects are hops of their own); this exchange's start on the first hop.
+  let transferStarted: ContinuousClock.Instant
   let progress: ProgressTracker
   let watchdog: Watchdog
   let state: Locked<State>
@@ -60,6 +69,7 @@ final class Exchange: Sendable {
     options: TransferOptions,
     upload: Upload,
     totalDeadline: ContinuousClock.Instant?,
+    transferStarted: ContinuousClock.Instant? = nil,
     collectLimit: Int? = nil,
     progress: ProgressTracker,
     watchdog: Watchdog
@@ -70,6 +80,7 @@ final class Exchange: Sendable {
     self.progress = progress
     self.watchdog = watchdog
     started = .now
+    self.transferStarted = transferStarted ?? started
     #if canImport(FoundationNetworking)
     let suspendsInPlace = false
     #else
@@ -157,8 +168,12 @@ final class Exchange: Sendable {
         reportsProgress: !mayRedirect,
         now: .now
       )
-      if case .deliverHead = action { state.channel = channel }
-      return Self.step(action, &state)
+      if case .deliverHead = action {
+        state.channel = channel
+        state.headArrived = .now
+        state.bodyDecoded = head.isDecoded
+      }
+      return self.step(action, &state)
     }
     guard case .deliverHead = step.action, let caller = step.caller else { return perform(step) }
     channel.setHandlers(
@@ -174,7 +189,10 @@ final class Exchange: Sendable {
   /// - Returns: The channel written to, for the delegate to flush (at once, or once the events already queued for the
   ///   delegate have run); `nil` when nothing was written.
   func didReceive(_ data: Data) -> BodyChannel? {
-    let step = handle { $0.received(data.count, now: .now) }
+    let step = state.withLock { state in
+      state.bodyBytes += data.count
+      return self.step(state.machine.received(data.count, now: .now), &state)
+    }
     guard case .write(let report) = step.action, let channel = step.channel else {
       perform(step)
       return nil
@@ -223,13 +241,17 @@ final class Exchange: Sendable {
 
   /// Runs `event` on the machine under the lock; returns its action with what it acts on.
   func handle(_ event: (inout StateMachine) -> StateMachine.Action) -> Step {
-    state.withLock { state in Self.step(event(&state.machine), &state) }
+    state.withLock { state in self.step(event(&state.machine), &state) }
   }
 
   /// `action` with what it acts on. The caller's continuation is taken out as soon as the machine no longer waits for
   /// the head, whatever ended the wait.
-  static func step(_ action: StateMachine.Action, _ state: inout State) -> Step {
+  func step(_ action: StateMachine.Action, _ state: inout State) -> Step {
     var step = Step(action: action, task: state.task, channel: state.channel)
+    switch action {
+    case .finishReader, .completeReader(nil, _): step.metrics = metrics(of: state, final: true)
+    default: break
+    }
     if !state.machine.isWaitingForHead, let caller = state.caller {
       step.caller = caller
       state.caller = nil
@@ -282,14 +304,36 @@ final class Exchange: Sendable {
     case .completeReader(let error, let cleanUp):
       watchdog.forget(self)
       upload.cleanUp(cleanUp)
-      step.channel?.finish(error)
+      step.channel?.finish(error, metrics: step.metrics)
     case .completeEnded(let cleanUp):
       watchdog.forget(self)
       if let cleanUp { upload.cleanUp(cleanUp) }
     case .finishReader:
       watchdog.forget(self)
-      step.channel?.finish(nil)
+      step.channel?.finish(nil, metrics: step.metrics)
     }
+  }
+
+  // MARK: Metrics
+
+  /// What this transport measures of the transfer up to now: FoundationNetworking reports no `URLSessionTaskMetrics`
+  /// (its delegate's `didFinishCollecting` is never called), so only what the transport sees itself is filled.
+  func metrics(final: Bool) -> TransferMetrics {
+    state.withLock { metrics(of: $0, final: final) }
+  }
+
+  /// The metrics of `state`: the redirect share, the head's arrival as the first byte, and once the body has ended,
+  /// the total and the body's size (decoded; the size on the wire too when nothing was decoded).
+  private func metrics(of state: State, final: Bool) -> TransferMetrics {
+    // The exchange is the final hop when this is asked: the hops before it are the redirect share.
+    var metrics = TransferMetrics(redirect: transferStarted.duration(to: started))
+    metrics.firstByte = state.headArrived.map { transferStarted.duration(to: $0) }
+    if final {
+      metrics.total = transferStarted.duration(to: .now)
+      metrics.decodedBodyBytes = state.bodyBytes
+      if !state.bodyDecoded { metrics.responseBodyBytes = state.bodyBytes }
+    }
+    return metrics
   }
 
   private func resumeCaller(_ caller: UnsafeContinuation<Hop, any Error>?, throwing error: any Error) {

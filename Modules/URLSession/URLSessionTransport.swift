@@ -116,8 +116,29 @@ public final class URLSessionTransport: Transport, Drainable {
     options: TransferOptions,
     upTo maxBytes: Int
   ) async throws -> (HTTPResponse, Data, URL?) {
-    let response = try await send(request, body: body, options: options, collectLimit: maxBytes)
-    return (response.head, try await response.body.collect(upTo: maxBytes), response.url)
+    let response = try await collect(request, body: body, options: options, upTo: maxBytes)
+    return (response.head, response.data, response.url)
+  }
+
+  /// Sends a request and collects the whole response body, at most `maxBytes` bytes, as `data(for:body:options:upTo:)`
+  /// does, with the metrics this transport measures itself: the redirect share, the head's arrival, the total and the
+  /// body's size (FoundationNetworking on Linux reports no `URLSessionTaskMetrics`; the catalog's "Timings" says what
+  /// stays `nil`).
+  /// - Parameters:
+  ///   - request: The request head; its URL must be absolute `http` or `https`.
+  ///   - body: The request body, if any.
+  ///   - options: Timeouts, redirects, decompression limit, TLS and progress.
+  ///   - maxBytes: The largest body accepted.
+  /// - Returns: The final response's head, the body, its URL and the metrics.
+  /// - Throws: `TransportError`, `TransportError/Code/bodyTooLarge` past `maxBytes` included, and the errors of
+  ///   ``send(_:body:options:)``.
+  public func collect(
+    _ request: HTTPRequest,
+    body: RequestBody?,
+    options: TransferOptions,
+    upTo maxBytes: Int
+  ) async throws -> CollectedResponse {
+    try await send(request, body: body, options: options, collectLimit: maxBytes).collected(upTo: maxBytes)
   }
 
   /// ``send(_:body:options:)``, with the limit of the collecting caller, if any.
@@ -139,7 +160,8 @@ public final class URLSessionTransport: Transport, Drainable {
     var url = try Self.validate(request, body: body, options: options)
     var connectionCheck = ConnectionCheck(policy: options.connectionPolicy, firstURL: url)
     try connectionCheck.check(url, redirectsFollowed: 0)
-    let totalDeadline = options.timeouts.total.map { ContinuousClock.now + $0 }
+    let started = ContinuousClock.now
+    let totalDeadline = options.timeouts.total.map { started + $0 }
     let progress = ProgressTracker(options.progress)
     var current = (request, body)
     var followed = 0
@@ -150,6 +172,7 @@ public final class URLSessionTransport: Transport, Drainable {
         body: current.1,
         options: options,
         totalDeadline: totalDeadline,
+        transferStarted: followed == 0 ? nil : started,
         collectLimit: collectLimit,
         progress
       )
@@ -171,7 +194,12 @@ public final class URLSessionTransport: Transport, Drainable {
         throw error
       }
       guard let next else {
-        return TransportResponse(head: hop.head.head, url: hop.head.url, body: ResponseBody(channel: hop.channel))
+        return TransportResponse(
+          head: hop.head.head,
+          url: hop.head.url,
+          body: ResponseBody(channel: hop.channel),
+          metrics: hop.exchange.metrics(final: false)
+        )
       }
       hop.exchange.discard()
       url = try Self.validURL(next.0)
@@ -224,6 +252,7 @@ public final class URLSessionTransport: Transport, Drainable {
     body: RequestBody?,
     options: TransferOptions,
     totalDeadline: ContinuousClock.Instant?,
+    transferStarted: ContinuousClock.Instant?,
     collectLimit: Int?,
     _ progress: ProgressTracker
   ) async throws -> Exchange.Hop {
@@ -237,6 +266,7 @@ public final class URLSessionTransport: Transport, Drainable {
           upload: upload,
           options: options,
           totalDeadline: totalDeadline,
+          transferStarted: transferStarted,
           collectLimit: collectLimit,
           progress
         )
@@ -265,6 +295,7 @@ public final class URLSessionTransport: Transport, Drainable {
     upload: Upload,
     options: TransferOptions,
     totalDeadline: ContinuousClock.Instant?,
+    transferStarted: ContinuousClock.Instant?,
     collectLimit: Int?,
     _ progress: ProgressTracker
   ) async throws -> Exchange.Hop {
@@ -279,6 +310,7 @@ public final class URLSessionTransport: Transport, Drainable {
         options: options,
         upload: upload,
         totalDeadline: totalDeadline,
+        transferStarted: transferStarted,
         collectLimit: collectLimit,
         progress: progress,
         watchdog: watchdog

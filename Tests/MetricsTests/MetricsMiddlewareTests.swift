@@ -49,6 +49,19 @@ import Testing
       [("http.request.method", "POST")] + host + [("http.response.status_code", "200")]
     )
     #expect(received.values == [1234])
+    // The transport's time to first byte and connect time (a new connection), with the duration's dimensions.
+    let firstByte = try metrics.expectTimer(
+      "http.client.request.time_to_first_byte",
+      [("http.request.method", "POST")] + host + [("http.response.status_code", "200")]
+    )
+    #expect(firstByte.values.count == 1)
+    #expect(firstByte.values.allSatisfy { $0 > 0 })
+    let connect = try metrics.expectTimer(
+      "http.client.connection.connect_duration",
+      [("http.request.method", "POST")] + host + [("http.response.status_code", "200")]
+    )
+    #expect(connect.values.count == 1)
+    #expect(connect.values.allSatisfy { $0 > 0 && $0 <= firstByte.values[0] })
     #expect(metrics.counters(label: "http.client.request.resends").isEmpty)
     // No dimension carries the path or the query.
     #expect(!metrics.counters.contains { $0.dimensions.contains { $0.1.contains("token") || $0.1.contains("/echo") } })

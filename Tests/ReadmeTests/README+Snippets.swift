@@ -885,16 +885,28 @@ func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersE
 #sourceLocation()
 #endif
 
-/// Modules/Malibu/Docs.docc/OnAServer.md:107, "Graceful shutdown".
+/// Modules/Malibu/Docs.docc/OnAServer.md:109, "Timings".
+func readmeTimings() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:110)
+  let response = try await networking.request(.fetchBoards).value
+  if let metrics = response.metrics, let firstByte = metrics.firstByte {
+    let reused = metrics.isReusedConnection == true ? "reused" : "new"
+    print("HTTP/\(metrics.httpVersion ?? "?") \(reused) connection, first byte after \(firstByte)")
+  }
+  #sourceLocation()
+  _ = response
+}
+
+/// Modules/Malibu/Docs.docc/OnAServer.md:128, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:108)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:129)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
 #if Lifecycle
-// Modules/Malibu/Docs.docc/OnAServer.md:115, "Graceful shutdown".
-#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:121)
+// Modules/Malibu/Docs.docc/OnAServer.md:136, "Graceful shutdown".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:142)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))

@@ -23,10 +23,11 @@ import Tracing
     let traced = transport.with(middleware: [TracingMiddleware()])
     let tracer = W3CTestTracer()
     let url = server.url("/echo?token=abcd1234secret&page=2")
-    try await withTracer(tracer) {
+    let responseSize = try await withTracer(tracer) {
       try await withSpan("handle request") { _ in
-        let (head, _, _) = try await traced.data(for: HTTPRequest(method: .get, url: url))
+        let (head, data, _) = try await traced.data(for: HTTPRequest(method: .get, url: url))
         #expect(head.status == .ok)
+        return data.count
       }
     }
 
@@ -42,6 +43,11 @@ import Tracing
     #expect(client.attributes.get("server.address") == .string("127.0.0.1"))
     #expect(client.attributes.get("server.port") == .int64(Int64(server.port)))
     #expect(client.attributes.get("http.response.status_code") == .int64(200))
+    // From the transport's metrics: the protocol, the peer connected to, and the body's size.
+    #expect(client.attributes.get("network.protocol.version") == .string("1.1"))
+    #expect(client.attributes.get("network.peer.address") == .string("127.0.0.1"))
+    #expect(client.attributes.get("network.peer.port") == .int64(Int64(server.port)))
+    #expect(client.attributes.get("http.response.body.size") == .int64(Int64(responseSize)))
     #expect(client.attributes.get("error.type") == nil)
     #expect(client.attributes.get("http.request.resend_count") == nil)
     #expect(client.status == nil)

@@ -106,6 +106,8 @@ struct Send: AsyncParsableCommand {
   var ignoreStdin = false
   @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives; server-sent events one by one.")
   var stream = false
+  @Flag(help: "Print a line of the transfer's timings after the response: DNS, connect, TLS, first byte, total.")
+  var meta = false
   @Argument(help: "[METHOD] URL [ITEM …]")
   var request: [String] = []
 
@@ -139,6 +141,7 @@ struct Send: AsyncParsableCommand {
       options.publicOnly = publicOnly
       options.ignoreStandardInput = ignoreStdin
       options.stream = stream
+      options.meta = meta
       return try await Surf().send(request, options: options)
     }
   }

@@ -75,6 +75,8 @@ public struct SurfOptions: Sendable {
   public var ignoreStandardInput = false
   /// `--stream`: print the body as it arrives, a `text/event-stream` event by event (see `Surf.stream`).
   public var stream = false
+  /// `--meta`: print a line of the transfer's timings after the response (HTTPie's `--meta`).
+  public var meta = false
 
   /// The defaults.
   public init() {}
@@ -319,6 +321,7 @@ public struct Surf: Sendable {
         console.output(response.data)
       }
     }
+    if options.meta { console.output(formatter.meta(response.metrics)) }
     return checked(response.statusCode, options: options)
   }
 
