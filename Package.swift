@@ -305,6 +305,7 @@ let package = Package(
       name: "MalibuMetricsTests",
       dependencies: [
         "MalibuMetrics", "MalibuCurl", "MalibuTransport", "MalibuTestSupport", httpTypes,
+        .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "MetricsTestKit", package: "swift-metrics"),
       ],
       path: "Tests/MetricsTests"

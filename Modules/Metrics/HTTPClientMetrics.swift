@@ -3,10 +3,12 @@
 /// conventions for HTTP clients where they name one, and names in the same style where they do not.
 public enum HTTPClientMetrics: Sendable {
   /// Timer: from sending the request to its response head, or its failure (`http.client.request.duration`).
-  /// Dimensions: method, server address and port, status code, `error.type` on failure.
+  /// Dimensions: method, server address and port, status code (empty for a failure without a response), `error.type`
+  /// (empty for a success).
   public static let requestDuration = "http.client.request.duration"
-  /// Counter: requests finished, by method and status class (`2xx` … `5xx`), and `error.type` for those that failed
-  /// without a response. Not in the conventions (which count the duration histogram); for backends without one.
+  /// Counter: requests finished, by method, status class (`2xx` … `5xx`; empty for a failure without a response) and
+  /// `error.type` (empty for a success). Not in the conventions (which count the duration histogram); for backends
+  /// without one.
   public static let requests = "http.client.requests"
   /// Meter: requests sent and not yet answered or failed (`http.client.active_requests`). Dimensions: method, server
   /// address and port.
@@ -19,8 +21,9 @@ public enum HTTPClientMetrics: Sendable {
   public static let connectDuration = "http.client.connection.connect_duration"
   /// Recorder: the request body's size in bytes, when known before sending (`http.client.request.body.size`).
   public static let requestBodySize = "http.client.request.body.size"
-  /// Recorder: the response body's size in bytes as the caller read it, decoded (`http.client.response.body.size`);
-  /// recorded when the body ends, is dropped or fails.
+  /// Recorder: the response body's size in bytes on the wire, before content decoding, when the transport measured
+  /// it, else as the caller read it (`http.client.response.body.size`); recorded when the body ends, is dropped or
+  /// fails. Dimensions: method, server address and port, status code.
   public static let responseBodySize = "http.client.response.body.size"
   /// Counter: sends of a request after its first (retries and token refreshes, counted through `TransferAttempts`),
   /// in the style of the conventions' `http.request.resend_count` attribute.

@@ -21,17 +21,26 @@ public import MalibuTransport
 ///   connection, its connect time are recorded too (``HTTPClientMetrics/timeToFirstByte``,
 ///   ``HTTPClientMetrics/connectDuration``), with the same dimensions.
 /// - **Bytes.** Out: the request body's length when known before sending (a stream of unknown length is not
-///   recorded). In: the response body's bytes as the caller reads them (decoded), recorded when the body ends, fails
-///   or is dropped; the body is passed through a counting sequence, with its back-pressure and cancellation.
+///   recorded). In: the response body's size on the wire (before content decoding, as the conventions ask) when the
+///   transport measured it (`TransferMetrics.responseBodyBytes`), else the bytes the caller read; recorded when the
+///   body ends, fails or is dropped. The body is passed through a counting sequence, with its back-pressure and
+///   cancellation.
 /// - **Cardinality.** Dimensions are the method, the server's address and port, the status and the error's type;
 ///   never the URL's path or query.
+/// - **One set of dimension names per metric.** Prometheus refuses a name reported with two sets of labels, so every
+///   report of a metric carries the same dimension names: one that does not apply (`error.type` of a success, the
+///   status of a failure) has the empty value, which Prometheus treats as absent.
+/// - **Backend.** A factory given to ``init(factory:)`` is used; otherwise each request reports to
+///   `MetricsSystem.factory` as it is then, so a middleware made before `MetricsSystem.bootstrap(_:)` reports to the
+///   backend bootstrapped after it.
 public struct MetricsMiddleware: Middleware {
-  private let factory: any MetricsFactory
+  private let injectedFactory: (any MetricsFactory)?
 
   /// Creates the middleware.
-  /// - Parameter factory: Where metrics go; `MetricsSystem.factory` (the bootstrapped backend) by default.
+  /// - Parameter factory: Where metrics go; by default the bootstrapped backend, `MetricsSystem.factory`, read when
+  ///   each request is sent.
   public init(factory: (any MetricsFactory)? = nil) {
-    self.factory = factory ?? MetricsSystem.factory
+    injectedFactory = factory
   }
 
   /// Reports the request, sends it on and reports its outcome.
@@ -48,14 +57,14 @@ public struct MetricsMiddleware: Middleware {
     options: TransferOptions,
     next: Next
   ) async throws -> TransportResponse {
+    let factory = injectedFactory ?? MetricsSystem.factory
     let method = HTTPConventions.method(request.method).name
-    var server: [(String, String)] = []
-    if let (address, port) = HTTPConventions.server(of: request) {
-      server = [
-        (HTTPClientMetrics.Dimension.serverAddress, address), (HTTPClientMetrics.Dimension.serverPort, "\(port)"),
-      ]
-    }
-    let base = [(HTTPClientMetrics.Dimension.method, method)] + server
+    let server = HTTPConventions.server(of: request)
+    let base = [
+      (HTTPClientMetrics.Dimension.method, method),
+      (HTTPClientMetrics.Dimension.serverAddress, server?.address ?? ""),
+      (HTTPClientMetrics.Dimension.serverPort, server.map { "\($0.port)" } ?? ""),
+    ]
     let active = Meter(label: HTTPClientMetrics.activeRequests, dimensions: base, factory: factory)
     if let length = body?.length {
       Recorder(label: HTTPClientMetrics.requestBodySize, dimensions: base, factory: factory).record(length)
@@ -70,15 +79,27 @@ public struct MetricsMiddleware: Middleware {
       }
       let elapsed = start.duration(to: .now)
       let status = response.head.status.code
-      var outcome = base + [(HTTPClientMetrics.Dimension.statusCode, "\(status)")]
-      if status >= 400 { outcome.append((HTTPClientMetrics.Dimension.errorType, "\(status)")) }
-      record(elapsed, outcome: outcome, method: method, statusClass: "\(status / 100)xx", resends: attempts, base: base)
-      if let metrics = response.metrics { record(metrics, outcome: outcome) }
-      let factory = self.factory
+      let errorType = status >= 400 ? "\(status)" : ""
+      let outcome =
+        base + [
+          (HTTPClientMetrics.Dimension.statusCode, "\(status)"), (HTTPClientMetrics.Dimension.errorType, errorType),
+        ]
+      record(
+        elapsed,
+        outcome: outcome,
+        method: method,
+        statusClass: "\(status / 100)xx",
+        errorType: errorType,
+        resends: attempts,
+        base: base,
+        factory: factory
+      )
+      if let metrics = response.metrics { record(metrics, outcome: outcome, factory: factory) }
       let received = base + [(HTTPClientMetrics.Dimension.statusCode, "\(status)")]
       response.body = ResponseBody(
-        chunks: CountingBody(body: response.body) { bytes in
-          Recorder(label: HTTPClientMetrics.responseBodySize, dimensions: received, factory: factory).record(bytes)
+        chunks: CountingBody(body: response.body) { bytesRead, metrics in
+          Recorder(label: HTTPClientMetrics.responseBodySize, dimensions: received, factory: factory)
+            .record(metrics?.responseBodyBytes ?? bytesRead)
         },
         expectedLength: response.body.expectedLength
       )
@@ -86,22 +107,24 @@ public struct MetricsMiddleware: Middleware {
     } catch {
       let elapsed = start.duration(to: .now)
       let type = HTTPConventions.errorType(of: error)
-      let outcome = base + [(HTTPClientMetrics.Dimension.errorType, type)]
+      let outcome =
+        base + [(HTTPClientMetrics.Dimension.statusCode, ""), (HTTPClientMetrics.Dimension.errorType, type)]
       record(
         elapsed,
         outcome: outcome,
         method: method,
-        statusClass: nil,
+        statusClass: "",
         errorType: type,
         resends: attempts,
-        base: base
+        base: base,
+        factory: factory
       )
       throw error
     }
   }
 
   /// The transport's time to first byte and connect time, when it measured them.
-  private func record(_ metrics: TransferMetrics, outcome: [(String, String)]) {
+  private func record(_ metrics: TransferMetrics, outcome: [(String, String)], factory: any MetricsFactory) {
     if let firstByte = metrics.firstByte {
       Timer(label: HTTPClientMetrics.timeToFirstByte, dimensions: outcome, factory: factory)
         .recordNanoseconds(Self.nanoseconds(firstByte))
@@ -120,16 +143,18 @@ public struct MetricsMiddleware: Middleware {
     _ elapsed: Duration,
     outcome: [(String, String)],
     method: String,
-    statusClass: String?,
-    errorType: String? = nil,
+    statusClass: String,
+    errorType: String,
     resends: TransferAttempts,
-    base: [(String, String)]
+    base: [(String, String)],
+    factory: any MetricsFactory
   ) {
     Timer(label: HTTPClientMetrics.requestDuration, dimensions: outcome, factory: factory)
       .recordNanoseconds(Self.nanoseconds(elapsed))
-    var counted = [(HTTPClientMetrics.Dimension.method, method)]
-    if let statusClass { counted.append((HTTPClientMetrics.Dimension.statusClass, statusClass)) }
-    if let errorType { counted.append((HTTPClientMetrics.Dimension.errorType, errorType)) }
+    let counted = [
+      (HTTPClientMetrics.Dimension.method, method), (HTTPClientMetrics.Dimension.statusClass, statusClass),
+      (HTTPClientMetrics.Dimension.errorType, errorType),
+    ]
     Counter(label: HTTPClientMetrics.requests, dimensions: counted, factory: factory).increment()
     let resendCount = resends.resendCount
     if resendCount > 0 {
@@ -138,23 +163,25 @@ public struct MetricsMiddleware: Middleware {
   }
 }
 
-/// A response body passed through, counting its bytes; `onEnd` gets the count once, when the body ends, fails or
-/// its reading is cancelled. The body it wraps keeps its transfer's final metrics.
+/// A response body passed through, counting its bytes; `onEnd` gets the count and the transfer's final metrics (when
+/// the transport measured them) once, when the body ends, fails or its reading is cancelled. The body it wraps keeps
+/// its transfer's final metrics.
 struct CountingBody: AsyncSequence, TransferMeasured {
   typealias Element = Data
 
   let body: ResponseBody
-  let onEnd: @Sendable (Int) -> Void
+  let onEnd: @Sendable (Int, TransferMetrics?) -> Void
 
   var metrics: TransferMetrics? { body.metrics }
 
   func makeAsyncIterator() -> Iterator {
-    Iterator(base: body.makeAsyncIterator(), onEnd: onEnd)
+    Iterator(body: body, base: body.makeAsyncIterator(), onEnd: onEnd)
   }
 
   struct Iterator: AsyncIteratorProtocol {
+    let body: ResponseBody
     var base: ResponseBody.Iterator
-    let onEnd: @Sendable (Int) -> Void
+    let onEnd: @Sendable (Int, TransferMetrics?) -> Void
     var count = 0
     var ended = false
 
@@ -175,7 +202,7 @@ struct CountingBody: AsyncSequence, TransferMeasured {
 
     private mutating func finish() {
       ended = true
-      onEnd(count)
+      onEnd(count, body.metrics)
     }
   }
 }

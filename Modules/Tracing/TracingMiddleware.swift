@@ -4,7 +4,7 @@ public import HTTPTypes
 @_spi(Malibu) import MalibuCore
 public import MalibuLogging
 public import MalibuTransport
-import Tracing
+public import Tracing
 
 /// Middleware that traces each request with swift-distributed-tracing: a client span named for the method, with
 /// OpenTelemetry's HTTP client attribute names (``HTTPClientAttributes``), and the span's context injected into the
@@ -16,8 +16,12 @@ import Tracing
 /// let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))
 /// ```
 ///
-/// - **No tracer, no change.** When neither `InstrumentationSystem.bootstrap(_:)` nor `withTracer(_:_:)` set an
-///   instrument, the request passes through untouched: no span, no header field.
+/// - **Which tracer.** A tracer given to ``init(tracer:redactor:)`` makes the spans and injects their context (a
+///   library, or a test, needs no process-wide bootstrap). Otherwise each request uses the bootstrapped
+///   `InstrumentationSystem.tracer` and instrument as they are then, so a middleware made before
+///   `InstrumentationSystem.bootstrap(_:)` traces with what is bootstrapped after it.
+/// - **No tracer, no change.** With no tracer given and none bootstrapped, the request passes through untouched: no
+///   span, no header field.
 /// - **Parent.** The span is a child of the caller's `ServiceContext.current` (a server's request span, say).
 /// - **Duration.** The span ends when the response head arrives, or the request fails: the body streams after it
 ///   (the conventions allow either end). The response status and `4xx`/`5xx` as an error are known then.
@@ -42,11 +46,17 @@ public struct TracingMiddleware: Middleware {
 
   /// Decides which query parameters of `url.full` are secret (their values become `REDACTED`).
   public let redactor: Redactor
+  /// The tracer given to ``init(tracer:redactor:)``; `nil` to use the bootstrapped one.
+  public let tracer: (any Tracer)?
 
   /// Creates the middleware.
-  /// - Parameter redactor: Which query parameters are secret; by default the logging defaults plus the signatures
-  ///   the conventions name (`Signature`, `X-Goog-Signature`, `AWSAccessKeyId`, ...).
-  public init(redactor: Redactor = TracingMiddleware.defaultRedactor) {
+  /// - Parameters:
+  ///   - tracer: The tracer that makes the spans and injects their context into the request; by default the
+  ///     bootstrapped `InstrumentationSystem.tracer`, read when each request is sent.
+  ///   - redactor: Which query parameters are secret; by default the logging defaults plus the signatures the
+  ///     conventions name (`Signature`, `X-Goog-Signature`, `AWSAccessKeyId`, ...).
+  public init(tracer: (any Tracer)? = nil, redactor: Redactor = TracingMiddleware.defaultRedactor) {
+    self.tracer = tracer
     self.redactor = redactor
   }
 
@@ -72,11 +82,17 @@ public struct TracingMiddleware: Middleware {
     options: TransferOptions,
     next: Next
   ) async throws -> TransportResponse {
-    let instrument = InstrumentationSystem.instrument
-    guard !(instrument is NoOpInstrument), !(instrument is NoOpTracer) else {
-      return try await next(request, body, options)
+    let tracer: any Tracer
+    let instrument: any Instrument
+    if let injected = self.tracer {
+      (tracer, instrument) = (injected, injected)
+    } else {
+      instrument = InstrumentationSystem.instrument
+      guard !(instrument is NoOpInstrument), !(instrument is NoOpTracer) else {
+        return try await next(request, body, options)
+      }
+      tracer = InstrumentationSystem.tracer
     }
-    let tracer = InstrumentationSystem.tracer
     let outer = Self.tracedRequest
     let parent = ServiceContext.current ?? .topLevel
     let (method, original) = HTTPConventions.method(request.method)

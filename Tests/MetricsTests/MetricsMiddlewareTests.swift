@@ -1,4 +1,5 @@
 #if Metrics
+import CoreMetrics
 import Foundation
 import HTTPTypes
 import MalibuCurl
@@ -30,12 +31,12 @@ import Testing
     let host = [("server.address", "127.0.0.1"), ("server.port", "\(server.port)")]
     let requests = try metrics.expectCounter(
       "http.client.requests",
-      [("http.request.method", "POST"), ("http.response.status_class", "2xx")]
+      [("http.request.method", "POST"), ("http.response.status_class", "2xx"), ("error.type", "")]
     )
     #expect(requests.totalValue == 1)
     let duration = try metrics.expectTimer(
       "http.client.request.duration",
-      [("http.request.method", "POST")] + host + [("http.response.status_code", "200")]
+      [("http.request.method", "POST")] + host + [("http.response.status_code", "200"), ("error.type", "")]
     )
     #expect(duration.values.count == 1)
     #expect(duration.values.allSatisfy { $0 > 0 })
@@ -52,13 +53,13 @@ import Testing
     // The transport's time to first byte and connect time (a new connection), with the duration's dimensions.
     let firstByte = try metrics.expectTimer(
       "http.client.request.time_to_first_byte",
-      [("http.request.method", "POST")] + host + [("http.response.status_code", "200")]
+      [("http.request.method", "POST")] + host + [("http.response.status_code", "200"), ("error.type", "")]
     )
     #expect(firstByte.values.count == 1)
     #expect(firstByte.values.allSatisfy { $0 > 0 })
     let connect = try metrics.expectTimer(
       "http.client.connection.connect_duration",
-      [("http.request.method", "POST")] + host + [("http.response.status_code", "200")]
+      [("http.request.method", "POST")] + host + [("http.response.status_code", "200"), ("error.type", "")]
     )
     #expect(connect.values.count == 1)
     #expect(connect.values.allSatisfy { $0 > 0 && $0 <= firstByte.values[0] })
@@ -80,15 +81,17 @@ import Testing
     for status in [200, 204, 404, 503, 503] {
       _ = try await measured.data(for: HTTPRequest(method: .get, url: server.url("/status/\(status)")))
     }
-    func count(_ statusClass: String) -> Int64 {
+    func count(_ statusClass: String, errorType: String = "") -> Int64 {
       metrics.counterTotal(
         label: "http.client.requests",
-        dimensions: [("http.request.method", "GET"), ("http.response.status_class", statusClass)]
+        dimensions: [
+          ("http.request.method", "GET"), ("http.response.status_class", statusClass), ("error.type", errorType),
+        ]
       )
     }
     #expect(count("2xx") == 2)
-    #expect(count("4xx") == 1)
-    #expect(count("5xx") == 2)
+    #expect(count("4xx", errorType: "404") == 1)
+    #expect(count("5xx", errorType: "503") == 2)
     let host = [("server.address", "127.0.0.1"), ("server.port", "\(server.port)")]
     let failed = try metrics.expectTimer(
       "http.client.request.duration",
@@ -118,7 +121,7 @@ import Testing
     }
     let failures = try metrics.expectCounter(
       "http.client.requests",
-      [("http.request.method", "GET"), ("error.type", "connectionRefused")]
+      [("http.request.method", "GET"), ("http.response.status_class", ""), ("error.type", "connectionRefused")]
     )
     #expect(failures.totalValue == 1)
     let host = [("server.address", "127.0.0.1"), ("server.port", "\(port)")]
@@ -126,7 +129,9 @@ import Testing
     #expect(active.lastValue == 0)
     let timer = try metrics.expectTimer(
       "http.client.request.duration",
-      [("http.request.method", "GET")] + host + [("error.type", "connectionRefused")]
+      [("http.request.method", "GET")] + host + [
+        ("http.response.status_code", ""), ("error.type", "connectionRefused"),
+      ]
     )
     #expect(timer.values.count == 1)
 
@@ -135,7 +140,7 @@ import Testing
     #expect(
       metrics.counterTotal(
         label: "http.client.requests",
-        dimensions: [("http.request.method", "GET"), ("http.response.status_class", "2xx")]
+        dimensions: [("http.request.method", "GET"), ("http.response.status_class", "2xx"), ("error.type", "")]
       ) == 1
     )
   }
@@ -186,6 +191,78 @@ import Testing
     #expect(read == 300_000)
     let recorded = metrics.recorders(label: "http.client.response.body.size")
     #expect(recorded.flatMap(\.values) == [300_000])
+  }
+
+  /// Every metric is reported with one set of dimension names, whatever the outcome (a success, a `4xx`, a `5xx`, a
+  /// refused connection, a retried request, a streamed body): Prometheus refuses a name with two sets of labels.
+  @Test func everyMetricKeepsOneSetOfDimensionNames() async throws {
+    let gone = try TestServer()
+    let refused = gone.port
+    gone.stop()
+    let server = try TestServer(echo: .body)
+    let transport = CurlTransport()
+    defer {
+      transport.shutdown()
+      server.stop()
+    }
+    let metrics = TestMetrics()
+    let measured = transport.with(middleware: [MetricsMiddleware(factory: metrics), RetryMiddleware()])
+    var retrying = TransferOptions()
+    retrying.retry = RetryPolicy(maxAttempts: 3, baseDelay: .zero, maxDelay: .zero)
+    _ = try await measured.data(for: HTTPRequest(method: .post, url: server.url("/echo")), body: .data(Data(count: 10)))
+    for status in [200, 404, 503] {
+      _ = try await measured.data(for: HTTPRequest(method: .get, url: server.url("/status/\(status)")))
+    }
+    _ = try await measured.data(for: HTTPRequest(method: .get, url: server.url("/flaky?fail=1")), options: retrying)
+    _ = try? await measured.data(for: HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(refused)/x")!))
+    var names: [String: Set<[String]>] = [:]
+    func note(_ label: String, _ dimensions: [(String, String)]) {
+      names[label, default: []].insert(dimensions.map(\.0).sorted())
+    }
+    for counter in metrics.counters { note(counter.label, counter.dimensions) }
+    for timer in metrics.timers { note(timer.label, timer.dimensions) }
+    for recorder in metrics.recorders { note(recorder.label, recorder.dimensions) }
+    for meter in metrics.meters { note(meter.label, meter.dimensions) }
+    #expect(names.count >= 7)  // requests, duration, active, both body sizes, resends, first byte (and connect)
+    for (label, sets) in names {
+      #expect(sets.count == 1, "\(label) is reported with \(sets.count) sets of dimension names: \(sets)")
+    }
+  }
+
+  /// The response body's size is the size on the wire (a gzip body's compressed bytes), as the conventions ask, when
+  /// the transport measured it.
+  @Test func responseBodySizeIsTheSizeOnTheWire() async throws {
+    let server = try TestServer(echo: .body)
+    let transport = CurlTransport()
+    defer {
+      transport.shutdown()
+      server.stop()
+    }
+    let metrics = TestMetrics()
+    let measured = transport.with(middleware: [MetricsMiddleware(factory: metrics)])
+    let (head, data, _) = try await measured.data(for: HTTPRequest(method: .get, url: server.url("/gzip?size=100000")))
+    #expect(head.status == .ok)
+    #expect(data.count == 100_000)
+    let recorded = metrics.recorders(label: "http.client.response.body.size").flatMap(\.values)
+    #expect(recorded == [Double(gzipPattern(100_000).count)])
+    #expect(recorded.first != 100_000)
+  }
+
+  /// A middleware made without a factory, before the backend is bootstrapped, reports to the backend bootstrapped
+  /// after it (the only test that bootstraps: the suite runs in the serial pass, one process).
+  @Test func bootstrappedBackendIsReadWhenEachRequestIsSent() async throws {
+    let server = try TestServer(echo: .body)
+    let transport = CurlTransport()
+    defer {
+      transport.shutdown()
+      server.stop()
+    }
+    let measured = transport.with(middleware: [MetricsMiddleware()])
+    let metrics = TestMetrics()
+    MetricsSystem.bootstrap(metrics)
+    let (head, _, _) = try await measured.data(for: HTTPRequest(method: .get, url: server.url("/bytes?size=10")))
+    #expect(head.status == .ok)
+    #expect(metrics.counterTotal(label: "http.client.requests") == 1)
   }
 }
 #endif

@@ -866,28 +866,32 @@ func readmeOpenAPI() async throws {
 #if Tracing
 // Modules/Malibu/Docs.docc/OnAServer.md:62, "Tracing".
 #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:66)
-func tracedNetworking(tracer: some Tracer) -> Networking<SharkywatersEndpoint> {
-  InstrumentationSystem.bootstrap(tracer)  // once per process, at start-up
-  let transport = CurlTransport().with(middleware: [TracingMiddleware()])
-  return Networking(transport: .custom(transport))
+// Made once, at start-up, and shared by every networking of the process (each CurlTransport has its own thread and
+// connection pool). A tracer given to the middleware needs no bootstrap: what a library or a test does.
+func makeTracedTransport(tracer: some Tracer) -> any Transport {
+  CurlTransport().with(middleware: [TracingMiddleware(tracer: tracer)])
 }
 #sourceLocation()
 #endif
 
 #if Metrics && Tracing
-// Modules/Malibu/Docs.docc/OnAServer.md:87, "Metrics".
-#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:92)
-func observedNetworking(metrics: any MetricsFactory) -> Networking<SharkywatersEndpoint> {
-  MetricsSystem.bootstrap(metrics)  // once per process, at start-up
-  let transport = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
-  return Networking(transport: .custom(transport))
+/// Modules/Malibu/Docs.docc/OnAServer.md:90, "Metrics".
+func readmeMetrics() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:95)
+  // main.swift, once per process, before anything reports:
+  //   MetricsSystem.bootstrap(prometheus); InstrumentationSystem.bootstrap(tracer)
+  // then one transport for the whole process, shared by its networkings:
+  let observed = CurlTransport().with(middleware: [MetricsMiddleware(), TracingMiddleware()])
+  let boards = Networking<SharkywatersEndpoint>(transport: .custom(observed))
+  let members = Networking<SharkywatersEndpoint>(transport: .custom(observed))
+  #sourceLocation()
+  _ = (observed, boards, members)
 }
-#sourceLocation()
 #endif
 
-/// Modules/Malibu/Docs.docc/OnAServer.md:109, "Timings".
+/// Modules/Malibu/Docs.docc/OnAServer.md:119, "Timings".
 func readmeTimings() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:110)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:120)
   let response = try await networking.request(.fetchBoards).value
   if let metrics = response.metrics, let firstByte = metrics.firstByte {
     let reused = metrics.isReusedConnection == true ? "reused" : "new"
@@ -897,16 +901,16 @@ func readmeTimings() async throws {
   _ = response
 }
 
-/// Modules/Malibu/Docs.docc/OnAServer.md:128, "Graceful shutdown".
+/// Modules/Malibu/Docs.docc/OnAServer.md:138, "Graceful shutdown".
 func readmeGracefulShutdown() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:129)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:139)
   await networking.shutdown(gracePeriod: .seconds(10))
   #sourceLocation()
 }
 
 #if Lifecycle
-// Modules/Malibu/Docs.docc/OnAServer.md:136, "Graceful shutdown".
-#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:142)
+// Modules/Malibu/Docs.docc/OnAServer.md:146, "Graceful shutdown".
+#sourceLocation(file:"Modules/Malibu/Docs.docc/OnAServer.md",line:152)
 func runServer(_ server: some Service, logger: Logger) async throws {
   let transport = CurlTransport()
   let networking = Networking<SharkywatersEndpoint>(transport: .custom(transport))

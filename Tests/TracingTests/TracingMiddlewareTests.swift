@@ -57,6 +57,33 @@ import Tracing
     #expect(sent.values("traceparent") == ["00-\(client.traceID)-\(client.spanID)-01"])
   }
 
+  /// A tracer given to the middleware makes the spans and injects their context, with nothing bootstrapped and no
+  /// task-local tracer: what a library or a test does.
+  @Test func injectedTracerNeedsNoBootstrap() async throws {
+    let server = try TestServer(echo: .headAndBody)
+    let transport = CurlTransport()
+    defer {
+      transport.shutdown()
+      server.stop()
+    }
+    let tracer = W3CTestTracer()
+    let traced = transport.with(middleware: [TracingMiddleware(tracer: tracer)])
+    let (head, _, _) = try await traced.data(for: HTTPRequest(method: .get, url: server.url("/echo")))
+    #expect(head.status == .ok)
+    let client = try #require(tracer.finishedSpans.first)
+    #expect(tracer.finishedSpans.count == 1)
+    #expect(client.kind == .client)
+    #expect(client.attributes.get("http.response.status_code") == .int64(200))
+    let sent = try #require(server.lastRequest)
+    #expect(sent.values("traceparent") == ["00-\(client.traceID)-\(client.spanID)-01"])
+
+    // Without a tracer of its own and none bootstrapped, the middleware passes the request through untouched.
+    let untraced = transport.with(middleware: [TracingMiddleware()])
+    _ = try await untraced.data(for: HTTPRequest(method: .get, url: server.url("/echo")))
+    #expect(try #require(server.lastRequest).values("traceparent").isEmpty)
+    #expect(tracer.finishedSpans.count == 1)
+  }
+
   /// Each request gets a span of its own, concurrent ones included, and each carries its own `traceparent`.
   @Test func concurrentRequestsEachGetTheirOwnSpan() async throws {
     let server = try TestServer(echo: .headAndBody)
