@@ -235,6 +235,73 @@ def generate_api_data():
     return os.path.join(API_DIR, "plan.tsv")
 
 
+# ---- the events row: one recorded text/event-stream ---------------------------------------------------------------
+
+EVENTS_PATH = os.path.join(WORK, "events", "stream.sse")
+EVENTS_VERSION = "1"  # bump when the generated stream changes
+EVENTS_TARGET = 4 * MIB
+EVENT_WORDS = ["the", " model", " streams", " tokens", ",", " one", " at", " a", " time", ".", " Server", "-sent",
+               " events", " carry", " each", " delta", " as", " JSON", "\n", " café", " naïve", " 東京", " 🚀", " \"quoted\"",
+               " 42", " –", " and", " then", " stops", " when", " done", "!"]
+
+
+def write_events_stream():
+    """A few MiB of `text/event-stream` as LLM completion APIs send it, from a fixed seed: completions of 20-400
+    small `data: {json}` deltas, each event with its own `id`; OpenAI-shaped completions (no event type, a
+    `data: [DONE]` at the end) and Anthropic-shaped ones (`event:` types); some events with multi-line data
+    (a JSON document over several `data` lines), `: keep-alive` comments between events and comment lines inside
+    them, a `retry` now and then, and one completion in four with CRLF line ends. Every event that has data has an
+    `id`, so that swift-openapi-runtime's per-event `id` and Malibu's last event ID are the same."""
+    rng = random.Random(3636)
+    out = []
+    size = 0
+    completion = 0
+    while size < EVENTS_TARGET:
+        completion += 1
+        end = "\r\n" if rng.random() < 0.25 else "\n"
+        anthropic = rng.random() < 0.4
+        name = "chatcmpl-%012x" % rng.getrandbits(48)
+        lines = []
+        if rng.random() < 0.1:
+            lines += ["retry: %d" % rng.choice([1000, 3000, 5000]), ""]
+        for index in range(rng.randint(20, 400)):
+            if rng.random() < 0.05:
+                lines += [": keep-alive", ""]
+            event = []
+            if rng.random() < 0.02:
+                event.append(": comment %d" % index)
+            event.append("id: %s-%d" % (name, index))
+            token = "".join(rng.choice(EVENT_WORDS) for _ in range(rng.choice([1, 1, 1, 2, 3])))
+            if anthropic:
+                event.append("event: content_block_delta")
+                document = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": token}}
+            else:
+                document = {"id": name, "object": "chat.completion.chunk", "created": 1732780800 + completion,
+                            "model": "gpt-4o-mini", "choices": [{"index": 0, "delta": {"content": token},
+                                                                 "finish_reason": None}]}
+            if rng.random() < 0.05:
+                event += ["data: " + line for line in json.dumps(document, indent=1, ensure_ascii=False).split("\n")]
+            else:
+                event.append("data: " + json.dumps(document, separators=(",", ":"), ensure_ascii=False))
+            lines += event + [""]
+        lines += ["id: %s-done" % name] + (["event: message_stop", 'data: {"type":"message_stop"}'] if anthropic
+                                           else ["data: [DONE]"]) + [""]
+        text = "".join(line + end for line in lines)
+        out.append(text)
+        size += len(text.encode())
+    write_atomically(EVENTS_PATH, "".join(out).encode())
+    write_atomically(EVENTS_PATH + ".version", EVENTS_VERSION.encode())
+
+
+def generate_events_stream():
+    stamp = EVENTS_PATH + ".version"
+    if not (os.path.exists(stamp) and open(stamp).read() == EVENTS_VERSION):
+        log("generating the recorded event stream into .build-bench/events (once)")
+        os.makedirs(os.path.dirname(EVENTS_PATH), exist_ok=True)
+        write_events_stream()
+    return EVENTS_PATH
+
+
 def make_certificates(run_dir):
     """A CA and a server certificate for 127.0.0.1 and localhost, made afresh for the run with openssl; the clients
     trust the CA file (ca.crt) only."""
