@@ -148,7 +148,8 @@ struct Stream: Sendable {
     try await openAPIRuntime { openAPI.append(Event(id: $0.id ?? "", type: $0.event ?? "message", data: $0.data!)) }
     guard !malibu.isEmpty else { throw BenchError("no events in the stream") }
     for (name, other) in [("malibu-events", viaSequence), ("openapi-runtime", openAPI)] where other != malibu {
-      let first = zip(malibu, other).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      let first =
+        zip(malibu, other).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         ?? min(malibu.count, other.count)
       throw BenchError(
         "\(name) differs from malibu-parser: \(other.count) events against \(malibu.count), first difference at "
