@@ -21,7 +21,7 @@ ASAN_SCRATCH   := .build-asan
 FORMAT_PATHS   := Package.swift Modules Tests Integration Tools
 
 .PHONY: setup setup-servers build platform-check test unit tsan sanitize lint format docs readme demo clean bench \
-  bench-quick bench-build bench-setup bench-json fuzz fuzz-smoke fuzz-build install-check install
+  bench-quick bench-build bench-setup bench-json bench-events fuzz fuzz-smoke fuzz-build install-check install
 
 ## setup: install the system packages the build needs (only those missing)
 setup:
@@ -176,6 +176,16 @@ bench-json: bench-setup
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-json
 	$(PYTHON3) $(BENCH_PACKAGE)/Scripts/bench.py --json
 
+## bench-events: only the events row (a recorded LLM-like event stream parsed by Malibu's ServerSentEventParser and
+## ServerSentEvents and by swift-openapi-runtime's decoder; events/s and instructions per event under callgrind),
+## written over its section of BENCHMARKS.md; no nginx, a few minutes
+bench-events: bench-setup
+	@mkdir -p $(BENCH_WORK)
+	@rm -f $(BENCH_PACKAGE)/.build/release.yaml
+	@rm -rf $(BENCH_PACKAGE)/.build/release/bench_events.build
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-events
+	$(PYTHON3) $(BENCH_PACKAGE)/Scripts/bench.py --events
+
 ## bench-quick: the same with fewer requests and 2 repeats (BENCH_QUICK=1): a few minutes, figures indicative only
 bench-quick:
 	BENCH_QUICK=1 $(MAKE) bench
@@ -200,13 +210,14 @@ bench-build: bench-setup
 	@# Nor does it always recompile its own targets when only @inlinable code they inline from Malibu changed
 	@# (bench-client's objects were seen left at a build 90 minutes old): compile them afresh, and the ordo-one suite's.
 	@rm -rf $(BENCH_PACKAGE)/.build/release/bench_client.build $(BENCH_PACKAGE)/.build/release/MalibuBenchmarks.build \
-	  $(BENCH_PACKAGE)/.build/release/bench_json.build
+	  $(BENCH_PACKAGE)/.build/release/bench_json.build $(BENCH_PACKAGE)/.build/release/bench_events.build
 	gcc -O2 -Wall -Wextra -o $(BENCH_WORK)/bench-c $(BENCH_PACKAGE)/C/bench_c.c $$(pkg-config --cflags --libs libcurl zlib)
 	$(BENCH_SIMDJSON)
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-ahc
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-client-floor
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-json
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product bench-events
 
 # Fuzzing: libFuzzer targets for every parser that sees hostile bytes, in a package of their own (Tools/Fuzz), built
 # in debug with -sanitize=fuzzer,address in a scratch folder of its own. One binary holds every target; run.sh runs

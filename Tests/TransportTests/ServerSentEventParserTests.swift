@@ -241,6 +241,18 @@ struct ServerSentEventParserTests {
     }
   }
 
+  /// A sequence without contiguous storage takes the parser's other path: the same events.
+  @Test(arguments: cases) func nonContiguousSequence(_ test: Case) {
+    for split in 0...test.input.count {
+      var parser = ServerSentEventParser()
+      var events = parser.parse(test.input[..<split].lazy.map { $0 })
+      events += parser.parse(test.input[split...].lazy.map { $0 })
+      parser.finish()
+      #expect(events == test.events, "split at \(split)")
+      #expect(parser.lastEventID == test.lastEventID, "split at \(split)")
+    }
+  }
+
   @Test func finishKeepsLastEventIDAndStartsANewStream() {
     var parser = ServerSentEventParser()
     _ = parser.parse(Array("id: 4\nretry: 20\ndata: a\n\ndata: lost".utf8))

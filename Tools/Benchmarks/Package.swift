@@ -33,6 +33,8 @@ let package = Package(
     // Also already in the graph through async-http-client: the https api-mix rows give it the run's CA
     // (`TLSConfiguration`).
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    // The events row's peer: swift-openapi-runtime's server-sent events decoder (`asDecodedServerSentEvents()`).
+    .package(url: "https://github.com/apple/swift-openapi-runtime.git", exact: "1.13.4"),
   ],
   targets: [
     // What every client shares: the command line, the workloads and their checks, the JSON report.
@@ -51,6 +53,15 @@ let package = Package(
       name: "bench-json",
       dependencies: ["BenchSupport", malibu("Malibu"), malibu("MalibuJSON")],
       path: "Sources/BenchJSON"
+    ),
+    // The events row, no network: one recorded `text/event-stream` parsed by Malibu's `ServerSentEventParser` (and
+    // `ServerSentEvents`) and by swift-openapi-runtime's decoder, in the same chunks.
+    .executableTarget(
+      name: "bench-events",
+      dependencies: [
+        "BenchSupport", malibu("MalibuTransport"), .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Sources/BenchEvents"
     ),
     // async-http-client in a binary of its own, so that neither side's peak RSS carries the other's code.
     .executableTarget(

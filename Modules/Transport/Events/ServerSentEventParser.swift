@@ -56,23 +56,49 @@ public struct ServerSentEventParser: Sendable {
   /// - Returns: The events the chunk completed, in order.
   public mutating func parse(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
     var events: [ServerSentEvent] = []
-    for byte in bytes {
-      switch byte {
-      case 0x0D:
-        endLine(into: &events)
-        lineEnd = .afterCR
-      case 0x0A:
-        if lineEnd == .afterCR {
-          lineEnd = .none
-        } else {
-          endLine(into: &events)
-        }
-      default:
-        lineEnd = .none
-        line.append(byte)
-      }
+    let read: Void? = bytes.withContiguousStorageIfAvailable { scan($0, into: &events) }
+    if read == nil {
+      Array(bytes).withUnsafeBufferPointer { scan($0, into: &events) }
     }
     return events
+  }
+
+  /// Splits `bytes` into lines, a run of bytes at a time: a line read whole is handled in place, a line's start
+  /// without its end waits in ``line`` for the next chunk.
+  private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) {
+    var start = 0
+    if lineEnd == .afterCR, !bytes.isEmpty {
+      lineEnd = .none
+      if bytes[0] == 0x0A { start = 1 }
+    }
+    while start < bytes.count {
+      var end = start
+      while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+      guard end < bytes.count else {
+        line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        return
+      }
+      let rest = UnsafeBufferPointer(rebasing: bytes[start..<end])
+      if line.isEmpty {
+        endLine(rest, into: &events)
+      } else {
+        // The line began in an earlier chunk: moved out of `line` (keeping its storage) to be read as one.
+        var whole: [UInt8] = []
+        swap(&whole, &line)
+        whole.append(contentsOf: rest)
+        whole.withUnsafeBufferPointer { endLine($0, into: &events) }
+        whole.removeAll(keepingCapacity: true)
+        swap(&whole, &line)
+      }
+      start = end + 1
+      if bytes[end] == 0x0D {
+        if start == bytes.count {
+          lineEnd = .afterCR
+        } else if bytes[start] == 0x0A {
+          start += 1
+        }
+      }
+    }
   }
 
   /// Ends the stream: any event without its blank line and any unterminated line are discarded. The last event ID
@@ -86,30 +112,35 @@ public struct ServerSentEventParser: Sendable {
     lineEnd = .none
   }
 
-  private mutating func endLine(into events: inout [ServerSentEvent]) {
+  /// Handles one whole line (without its line end).
+  private mutating func endLine(_ whole: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) {
+    var text = whole[...]
     if atStreamStart {
       atStreamStart = false
-      if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+      if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
     }
-    defer { line.removeAll(keepingCapacity: true) }
-    guard !line.isEmpty else {
+    guard let first = text.first else {
       if let event = dispatch() { events.append(event) }
       return
     }
-    guard line[0] != 0x3A else { return }  // a comment
-    let colon = line.firstIndex(of: 0x3A)
-    let name = line[..<(colon ?? line.endIndex)]
-    var valueStart = colon.map { $0 + 1 } ?? line.endIndex
-    if valueStart < line.endIndex, line[valueStart] == 0x20 { valueStart += 1 }
-    let value = line[valueStart...]
-    if name.elementsEqual("data".utf8) {
+    guard first != 0x3A else { return }  // a comment
+    let colon = text.firstIndex(of: 0x3A) ?? text.endIndex
+    let name = UnsafeBufferPointer(rebasing: text[..<colon])
+    var valueStart = colon < text.endIndex ? colon + 1 : text.endIndex
+    if valueStart < text.endIndex, text[valueStart] == 0x20 { valueStart += 1 }
+    let value = UnsafeBufferPointer(rebasing: text[valueStart...])
+    if Self.name(name, is: "data") {
       data.append(contentsOf: value)
       data.append(0x0A)
-    } else if name.elementsEqual("event".utf8) {
-      eventType = Array(value)
-    } else if name.elementsEqual("id".utf8) {
-      if !value.contains(0) { lastEventIDBuffer = Array(value) }
-    } else if name.elementsEqual("retry".utf8) {
+    } else if Self.name(name, is: "event") {
+      eventType.removeAll(keepingCapacity: true)
+      eventType.append(contentsOf: value)
+    } else if Self.name(name, is: "id") {
+      if !value.contains(0) {
+        lastEventIDBuffer.removeAll(keepingCapacity: true)
+        lastEventIDBuffer.append(contentsOf: value)
+      }
+    } else if Self.name(name, is: "retry") {
       if let milliseconds = Self.digits(value) {
         reconnectionTime = milliseconds
         pendingRetry = milliseconds
@@ -117,8 +148,13 @@ public struct ServerSentEventParser: Sendable {
     }
   }
 
+  /// Whether a field name is `expected` (ASCII).
+  private static func name(_ name: UnsafeBufferPointer<UInt8>, is expected: StaticString) -> Bool {
+    name.count == expected.utf8CodeUnitCount && expected.withUTF8Buffer { $0.elementsEqual(name) }
+  }
+
   /// The value of a `retry` field made of ASCII digits only (saturating at `Int.max`); `nil` otherwise.
-  private static func digits(_ value: ArraySlice<UInt8>) -> Int? {
+  private static func digits(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
     guard !value.isEmpty else { return nil }
     var result = 0
     for byte in value {

@@ -20,9 +20,11 @@ Environment:
   MALIBU_NGINX    the nginx binary (default: PATH, /usr/sbin/nginx, ...)
   BENCH_JSON=0    skip the Codable JSON rows (bench-json, bench-simdjson; `--json` runs only those)
   BENCH_JSON_STRIDE  the callgrind runs of the JSON rows read every N-th api-mix file (default 10; 20 quick)
+  BENCH_EVENTS=0  skip the events row (bench-events; `--events` runs only that)
 Only the Python standard library is used.
 
 `bench.py --json` runs only the Codable JSON rows (no nginx) and rewrites their section of BENCHMARKS.md.
+`bench.py --events` runs only the events row (no nginx) and rewrites its section of BENCHMARKS.md.
 `bench.py --api-items` generates the api-mix files if needed and prints their folder (MalibuJSON's differential
 test reads them there).
 """
@@ -233,6 +235,73 @@ def generate_api_data():
         log("generating the api-mix files into .build-bench/www/api (once)")
         subprocess.run([sys.executable, os.path.abspath(__file__), "--generate-api"], check=True)
     return os.path.join(API_DIR, "plan.tsv")
+
+
+# ---- the events row: one recorded text/event-stream ---------------------------------------------------------------
+
+EVENTS_PATH = os.path.join(WORK, "events", "stream.sse")
+EVENTS_VERSION = "1"  # bump when the generated stream changes
+EVENTS_TARGET = 4 * MIB
+EVENT_WORDS = ["the", " model", " streams", " tokens", ",", " one", " at", " a", " time", ".", " Server", "-sent",
+               " events", " carry", " each", " delta", " as", " JSON", "\n", " café", " naïve", " 東京", " 🚀", " \"quoted\"",
+               " 42", " –", " and", " then", " stops", " when", " done", "!"]
+
+
+def write_events_stream():
+    """A few MiB of `text/event-stream` as LLM completion APIs send it, from a fixed seed: completions of 20-400
+    small `data: {json}` deltas, each event with its own `id`; OpenAI-shaped completions (no event type, a
+    `data: [DONE]` at the end) and Anthropic-shaped ones (`event:` types); some events with multi-line data
+    (a JSON document over several `data` lines), `: keep-alive` comments between events and comment lines inside
+    them, a `retry` now and then, and one completion in four with CRLF line ends. Every event that has data has an
+    `id`, so that swift-openapi-runtime's per-event `id` and Malibu's last event ID are the same."""
+    rng = random.Random(3636)
+    out = []
+    size = 0
+    completion = 0
+    while size < EVENTS_TARGET:
+        completion += 1
+        end = "\r\n" if rng.random() < 0.25 else "\n"
+        anthropic = rng.random() < 0.4
+        name = "chatcmpl-%012x" % rng.getrandbits(48)
+        lines = []
+        if rng.random() < 0.1:
+            lines += ["retry: %d" % rng.choice([1000, 3000, 5000]), ""]
+        for index in range(rng.randint(20, 400)):
+            if rng.random() < 0.05:
+                lines += [": keep-alive", ""]
+            event = []
+            if rng.random() < 0.02:
+                event.append(": comment %d" % index)
+            event.append("id: %s-%d" % (name, index))
+            token = "".join(rng.choice(EVENT_WORDS) for _ in range(rng.choice([1, 1, 1, 2, 3])))
+            if anthropic:
+                event.append("event: content_block_delta")
+                document = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": token}}
+            else:
+                document = {"id": name, "object": "chat.completion.chunk", "created": 1732780800 + completion,
+                            "model": "gpt-4o-mini", "choices": [{"index": 0, "delta": {"content": token},
+                                                                 "finish_reason": None}]}
+            if rng.random() < 0.05:
+                event += ["data: " + line for line in json.dumps(document, indent=1, ensure_ascii=False).split("\n")]
+            else:
+                event.append("data: " + json.dumps(document, separators=(",", ":"), ensure_ascii=False))
+            lines += event + [""]
+        lines += ["id: %s-done" % name] + (["event: message_stop", 'data: {"type":"message_stop"}'] if anthropic
+                                           else ["data: [DONE]"]) + [""]
+        text = "".join(line + end for line in lines)
+        out.append(text)
+        size += len(text.encode())
+    write_atomically(EVENTS_PATH, "".join(out).encode())
+    write_atomically(EVENTS_PATH + ".version", EVENTS_VERSION.encode())
+
+
+def generate_events_stream():
+    stamp = EVENTS_PATH + ".version"
+    if not (os.path.exists(stamp) and open(stamp).read() == EVENTS_VERSION):
+        log("generating the recorded event stream into .build-bench/events (once)")
+        os.makedirs(os.path.dirname(EVENTS_PATH), exist_ok=True)
+        write_events_stream()
+    return EVENTS_PATH
 
 
 def make_certificates(run_dir):
@@ -683,13 +752,14 @@ def json_run(command):
 
 
 def callgrind_instructions(command, run_dir, passes):
-    """Instructions of `command` with `passes` passes and no warm-up, all threads (callgrind's summary)."""
-    out = os.path.join(run_dir, f"callgrind.json.{passes}")
+    """Instructions of `command` (bench-json, bench-simdjson or bench-events) with `passes` passes and no warm-up,
+    all threads (callgrind's summary)."""
+    out = os.path.join(run_dir, f"callgrind.pass.{passes}")
     result = json_run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command,
                        "--warmup", "0", "--repeats", "1", "--passes", str(passes)])
     total = 0
     for name in os.listdir(run_dir):
-        if name.startswith(f"callgrind.json.{passes}"):
+        if name.startswith(f"callgrind.pass.{passes}"):
             path = os.path.join(run_dir, name)
             total += sum(int(line.split()[1]) for line in open(path) if line.startswith("summary:"))
             os.remove(path)
@@ -816,17 +886,123 @@ def json_only():
     if ONLY:
         log("BENCH_ONLY is set: BENCHMARKS.md left as it is")
         return 0
+    write_section(JSON_BEGIN, JSON_END, section)
+    log(f"wrote the JSON rows into {os.path.relpath(REPORT, ROOT)}")
+    return 1 if any("error" in row for row in rows) else 0
+
+
+def write_section(begin, end, section):
+    """Writes `section` over the part of BENCHMARKS.md between `begin` and `end`, or after the results when it has
+    none yet."""
     current = open(REPORT).read() if os.path.exists(REPORT) else ""
-    if JSON_BEGIN in current and JSON_END in current:
-        before, rest = current.split(JSON_BEGIN, 1)
-        current = before + section + rest.split(JSON_END, 1)[1]
+    if begin in current and end in current:
+        before, rest = current.split(begin, 1)
+        current = before + section + rest.split(end, 1)[1]
     elif RESULTS_MARKER in current:
         current = current.rstrip("\n") + "\n\n" + section + "\n"
     else:
         current = (current or "# Benchmarks\n\n") + RESULTS_MARKER + "\n\n" + section + "\n"
     with open(REPORT, "w") as file:
         file.write(current)
-    log(f"wrote the JSON rows into {os.path.relpath(REPORT, ROOT)}")
+
+
+# ---- the events row -----------------------------------------------------------------------------------------------
+
+# (contender, what it does); bench-events parses the recorded stream (write_events_stream) in the same chunks.
+EVENTS_ROWS = [
+    ("malibu-parser", "Malibu `ServerSentEventParser.parse(_:)` over `Data` chunks"),
+    ("malibu-events", "Malibu `ServerSentEvents` (the public `AsyncSequence`, no reconnection) over the `Data` chunks"),
+    ("openapi-runtime", "swift-openapi-runtime 1.13.4 `asDecodedServerSentEvents()` over `ArraySlice<UInt8>` chunks"),
+]
+EVENTS_REPEATS = 3 if QUICK else 7
+EVENTS_BEGIN, EVENTS_END = "<!-- bench:events -->", "<!-- /bench:events -->"
+
+
+def events_measure(run_dir):
+    """Every events row: events/s of the best of EVENTS_REPEATS passes after a warm-up pass, then instructions per
+    event under callgrind, (run with 2 passes − run with 1 pass) / the events of one pass. Returns the rows and when
+    the run started (UTC, and the load average then)."""
+    started = (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0])
+    stream = generate_events_stream()
+    has_valgrind = shutil.which("valgrind") is not None
+    rows = []
+    for contender, what in EVENTS_ROWS:
+        if ONLY and not ONLY.search(f"events/{contender}"):
+            continue
+        base = [json_binary("bench-events"), contender, "--file", stream]
+        row = {"contender": contender, "what": what}
+        try:
+            wall = json_run(base + ["--repeats", str(EVENTS_REPEATS)])
+            row.update(events_per_s=wall["events_per_s"], mb_per_s=wall["mb_per_s"], events=wall["events"],
+                       bytes=wall["bytes"], chunks=wall["chunks"])
+            if has_valgrind:
+                one, _ = callgrind_instructions(base, run_dir, 1)
+                two, _ = callgrind_instructions(base, run_dir, 2)
+                row.update(ir_per_event=(two - one) / wall["events"], ir_per_byte=(two - one) / wall["bytes"])
+        except (OSError, RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as error:
+            row["error"] = str(error)[-300:]
+        log(f"events {contender:16} {row.get('events_per_s', 0):12,.0f} events/s  "
+            f"{row.get('ir_per_event', 0):8,.0f} Ir/event  {row.get('error', '')}")
+        rows.append(row)
+    return rows, started
+
+
+def events_section(rows, started, command):
+    """The Markdown section of the events row, between its markers (`bench.py --events` replaces just that)."""
+    events_started, events_load = started
+    peer = next((row for row in rows if row["contender"] == "openapi-runtime" and "error" not in row), {})
+    sample = next((row for row in rows if "events" in row), {})
+    lines = [EVENTS_BEGIN, "", "### Events row: parsing a recorded `text/event-stream`", "",
+             f"Command: `{command}`. No network: each row is one process (`bench-events`) over the same recorded "
+             f"stream held in memory: {sample.get('bytes', 0):,} bytes, {sample.get('events', 0):,} events with data, "
+             "LLM-completion-like (OpenAI- and Anthropic-shaped completions of small `data: {json}` deltas, each with "
+             "an `id`; some multi-line data, keep-alive comments, `retry`, one completion in four with CRLF), written "
+             "by `Scripts/bench.py` from a fixed seed into `.build-bench/events/stream.sse`, and cut into the same "
+             f"{sample.get('chunks', 0):,} chunks of 1–16 KiB (log-uniform, seeded) for every contender. Each "
+             "process first checks that all three contenders produce the same events (count, ids, types, data). "
+             f"Events/s: the best of {EVENTS_REPEATS} passes after a warm-up pass, wall time. Ir/event: "
+             "instructions (callgrind, all threads) of a run with 2 passes minus a run with 1, over the events of "
+             "one pass. × openapi-runtime: the row's instructions per event over swift-openapi-runtime's.",
+             "", f"Run: {events_started} UTC; {os.cpu_count()} CPUs, {cpu_model()}; load average "
+             f"{events_load:.2f} when it started.", "",
+             "| contender | what it does | events/s | MB/s | Ir/event | Ir/byte | × openapi-runtime (Ir) |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['contender']} | {row['what']} | — | — | — | — | **failed**: "
+                         f"{row['error'].replace('|', '/')} |")
+            continue
+        ir = row.get("ir_per_event")
+        ratio = f"{ir / peer['ir_per_event']:.2f}" if ir is not None and peer.get("ir_per_event") else "—"
+        lines.append(f"| {row['contender']} | {row['what']} | {row['events_per_s']:,.0f} | {row['mb_per_s']:,.1f} | "
+                     f"{optional(ir, 0)} | {optional(row.get('ir_per_byte'))} | {ratio} |")
+    lines += ["", "By hand (from the repository root, after `make bench-events` has written the stream):", "",
+              "```sh",
+              "Tools/Benchmarks/.build/release/bench-events malibu-parser --file .build-bench/events/stream.sse",
+              "for n in 1 2; do valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$n \\",
+              "  Tools/Benchmarks/.build/release/bench-events malibu-parser --file .build-bench/events/stream.sse \\",
+              "  --warmup 0 --repeats 1 --passes $n; done   # (summary of 2 − summary of 1) / the line's events",
+              "```", "", EVENTS_END]
+    return "\n".join(lines)
+
+
+def events_only():
+    """`bench.py --events`: the events row alone, printed and written over its section of BENCHMARKS.md."""
+    if not os.access(json_binary("bench-events"), os.X_OK):
+        sys.exit(f"bench: {json_binary('bench-events')} is missing; run `make bench-events` (it builds it)")
+    os.makedirs(WORK, exist_ok=True)
+    run_dir = tempfile.mkdtemp(prefix="events-", dir=WORK)
+    try:
+        rows, started = events_measure(run_dir)
+        section = events_section(rows, started, ("BENCH_QUICK=1 " if QUICK else "") + "make bench-events")
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    print(section)
+    if ONLY:
+        log("BENCH_ONLY is set: BENCHMARKS.md left as it is")
+        return 0
+    write_section(EVENTS_BEGIN, EVENTS_END, section)
+    log(f"wrote the events row into {os.path.relpath(REPORT, ROOT)}")
     return 1 if any("error" in row for row in rows) else 0
 
 
@@ -945,6 +1121,8 @@ def main():
         results_table = table(stats)
         json_rows, json_started = json_measure(run_dir, sizes["plan"]) if os.environ.get("BENCH_JSON", "1") != "0" \
             else ([], None)
+        events_rows, events_started = events_measure(run_dir) if os.environ.get("BENCH_EVENTS", "1") != "0" \
+            else ([], None)
         micro = None
         if os.environ.get("BENCH_MICRO", "1") != "0" and not ONLY:
             try:
@@ -1001,6 +1179,8 @@ def main():
                  + ", ".join(f"{name} {value:.1f} MiB" for name, value in floor.items()) + ".\n")
     if json_rows:
         text += "\n" + json_section(json_rows, json_started, command) + "\n"
+    if events_rows:
+        text += "\n" + events_section(events_rows, events_started, command) + "\n"
     if micro:
         text += "\n### Micro-benchmarks (ordo-one/benchmark)\n\n" + micro + "\n"
     print(text)
@@ -1025,6 +1205,8 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1:] == ["--json"]:
         sys.exit(json_only())
+    if sys.argv[1:] == ["--events"]:
+        sys.exit(events_only())
     try:
         sys.exit(main())
     except (KeyboardInterrupt, Interrupted) as stop:
