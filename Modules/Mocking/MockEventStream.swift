@@ -28,7 +28,7 @@ public import MalibuTransport
 public struct MockEventStream: Sendable {
   /// One step of the script.
   public enum Step: Sendable {
-    /// An event, written as ``ServerSentEvent/text``.
+    /// An event, written as `ServerSentEvent.text`.
     case event(ServerSentEvent)
     /// Raw stream text sent as it is: comments, fields, half an event.
     case text(String)
