@@ -1,9 +1,9 @@
-// Imports MalibuCurl and nothing else: the README promises that this one import is enough for a transport call
+// Imports MalibuCurl and nothing else: the guide promises that this one import is enough for a transport call
 // (MalibuCurl re-exports Foundation and MalibuTransport, which re-exports HTTPTypes). Add no import here.
 import MalibuCurl
 
-/// The README's transport example ("Using single modules", the `import MalibuCurl` block), line for line, with the
-/// URL given as `address`. `CurlTests.ReadmeTransportExample` checks that the README still shows these lines and
+/// The guide's transport example (SingleModules.md, the `import MalibuCurl` block), line for line, with the URL given
+/// as `address`. `CurlTests.ReadmeTransportExample` checks that the guide still shows these lines and
 /// runs them against the test server.
 func readmeTransportExample(address: String) async throws -> (HTTPResponse, Data, URL?) {
   let transport = CurlTransport()

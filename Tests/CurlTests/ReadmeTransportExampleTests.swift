@@ -4,7 +4,8 @@ import MalibuTestSupport
 import Testing
 
 extension CurlTests {
-  /// README.md's transport example compiles with `import MalibuCurl` alone (ReadmeTransportExample.swift) and works.
+  /// The guide's transport example (Modules/Malibu/Docs.docc/SingleModules.md) compiles with `import MalibuCurl` alone
+  /// (ReadmeTransportExample.swift) and works.
   @Suite struct ReadmeTransportExample {
     /// The address the README's example uses; the compiled copy takes it as a parameter.
     static let readmeAddress = "\"http://127.0.0.1:8080/api/boards?type=1\""
@@ -21,12 +22,13 @@ extension CurlTests {
       #expect(finalURL == url)
     }
 
-    /// The README block that starts with `import MalibuCurl` holds exactly the compiled function's lines (the
-    /// address aside), so the example the README shows is the one this target compiles with that import alone.
+    /// The guide's block that starts with `import MalibuCurl` holds exactly the compiled function's lines (the
+    /// address aside), so the example the guide shows is the one this target compiles with that import alone.
     @Test func theReadmeShowsTheCompiledLines() throws {
       let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      let root = here.deletingLastPathComponent().deletingLastPathComponent()
       let readme = try String(
-        contentsOf: here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"),
+        contentsOf: root.appendingPathComponent("Modules/Malibu/Docs.docc/SingleModules.md"),
         encoding: .utf8
       )
       let compiled = try String(
@@ -38,7 +40,7 @@ extension CurlTests {
         $0.components(separatedBy: "\n```")[0]
       }
       let aloneBlocks = readmeBlocks.filter { $0.hasPrefix("import MalibuCurl\n") }
-      try #require(aloneBlocks.count == 1, "README.md has one Swift block that starts with `import MalibuCurl`")
+      try #require(aloneBlocks.count == 1, "SingleModules.md has one Swift block that starts with `import MalibuCurl`")
       let shown = aloneBlocks[0].split(separator: "\n").dropFirst().map {
         $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: Self.readmeAddress, with: "address")
       }.filter { !$0.isEmpty }
