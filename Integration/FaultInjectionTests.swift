@@ -269,9 +269,10 @@ struct FaultInjectionTests {
     }
     // Routes that are not faults of their own: the good request, the echo, the counter, the endless body (the collect
     // limit's suite, CollectLimitTests), and the download routes (DownloadHostileServerTests: they need a file, not an
-    // exchange), and the event stream (EventsTests).
+    // exchange), the event stream (EventsTests) and the LLM-style completion stream (SurfEndToEndTests, the demo).
     let others = [
       "/ok", "/echo/headers", "/count", "/endless", "/download/ignores-if-range", "/download/endless", "/events",
+      "/events/completion",
     ]
     let covered = Set(Self.faults.map { String($0.path.prefix { $0 != "?" }) } + others)
     #expect(routes.count > 20)
