@@ -50,8 +50,8 @@ public import MalibuTransport
 /// `true` for both, and `fail { }` skips both unless asked for `.allErrors`. The errors of the networking's
 /// ``validate`` hook reach the promise as they were thrown.
 public final class Networking<R: RequestConvertible>: Sendable {
-  // The state types live outside the generic class, so that reading them needs no type metadata for `R`.
-  typealias Settings = NetworkingSettings
+  // The flights live outside the generic class, so that reading them needs no type metadata for `R`.
+  typealias Settings = NetworkingSettings<R>
   typealias Flight = NetworkingFlight
   typealias Flights = NetworkingFlights
 
@@ -521,13 +521,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
       return settings.transferOptions
     }
     var options = settings.transferOptions
-    if let endpoint, let stored = settings.endpointOptions,
-      let forEndpoint = stored as? @Sendable (R, inout TransferOptions) -> Void
-    {
+    if let endpoint, let forEndpoint = settings.endpointOptions {
       forEndpoint(endpoint, &options)
     }
     control.options?(&options)
-    if let stored = settings.progress, let progress = stored as? @Sendable (RequestProgress<R>) -> Void {
+    if let progress = settings.progress {
       let own = options.progress
       options.progress = { transferred in
         own?(transferred)
@@ -599,8 +597,9 @@ struct RequestControl: Sendable {
   var options: (@Sendable (inout TransferOptions) -> Void)?
 }
 
-/// The settings of a `Networking`, read by each request.
-struct NetworkingSettings: Sendable {
+/// The settings of a `Networking<R>`, read by each request; generic over the endpoint type, so that the closures that
+/// take an endpoint are kept with their types.
+struct NetworkingSettings<R: RequestConvertible>: Sendable {
   var beforeEach: (@Sendable (Request) -> Request)?
   var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
   var middleware: (@Sendable (Promise<Void>) -> Void)?
@@ -614,10 +613,10 @@ struct NetworkingSettings: Sendable {
   var logger: NetworkLogger
   /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
   var tokenRefresh: TokenRefreshMiddleware?
-  /// `Networking.transferOptionsForEndpoint`, a `(R, inout TransferOptions) -> Void` kept without its endpoint type.
-  var endpointOptions: (any Sendable)?
-  /// `Networking.progress`, a `(RequestProgress<R>) -> Void` kept without its endpoint type.
-  var progress: (any Sendable)?
+  /// `Networking.transferOptionsForEndpoint`.
+  var endpointOptions: (@Sendable (R, inout TransferOptions) -> Void)?
+  /// `Networking.progress`.
+  var progress: (@Sendable (RequestProgress<R>) -> Void)?
   /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
   var chain: NetworkingChain
 
