@@ -4,6 +4,7 @@ import Foundation
 import MalibuMocking
 import MalibuStorage
 import MalibuTransport
+import MalibuTypedRequests
 import Synchronization
 
 /// The facade hooks of one networking (failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered
