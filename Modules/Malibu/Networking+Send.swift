@@ -122,7 +122,7 @@ extension Networking {
         logger.log(error: error)
         throw hooks.failed(subject, request: named, error: error)
       }
-      let base = (view ?? .plain).transport(
+      let base = view.transport(
         for: source,
         named: "\(T.self)",
         defaultDelay: mockProvider?.delay ?? 0,
