@@ -23,7 +23,8 @@ public import MalibuSerialization
 /// ```
 ///
 /// It is sent by a networking (`Networking.send(_:)`, `Networking.request(typed:)`) or by a bare transport
-/// (`Transport.send(_:baseUrl:options:)`). Through a networking, the request travels the path of `Networking.request(_:)`: the mode's queue, `beforeEach`, the `middleware` gate,
+/// (`Transport.send(_:baseUrl:options:upTo:)`). Through a networking, the request travels the path of
+/// `Networking.request(_:)`: the mode's queue, `beforeEach`, the `middleware` gate,
 /// encoding, `preProcessRequest`, the middleware chain (logging, authentication, cookies, cache, ETag, offline store,
 /// retry), the interceptors, and the transport or a mock registered for it. Its ``path`` is joined to the
 /// networking's `baseUrl` (or is an absolute URL). ``parameters`` go into the query for `GET`, `HEAD` and `DELETE`,
