@@ -122,7 +122,7 @@ install-check: setup
 # adds only when MALIBU_DOCS is set (library users never fetch it), in a build folder of its own.
 DOCS_SCRATCH   := .build-docs
 DOCS_TARGETS   := MalibuPromises MalibuJSON MalibuCore MalibuEncoding MalibuValidation MalibuSerialization MalibuGzip \
-  MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage Malibu \
+  MalibuTransport MalibuCurl MalibuURLSession MalibuAuth MalibuLogging MalibuMocking MalibuStorage MalibuTypedRequests Malibu \
   MalibuOpenAPI MalibuTracing MalibuMetrics MalibuLifecycle \
   SurfCore
 

@@ -30,6 +30,7 @@ let package = Package(
     .library(name: "MalibuLogging", targets: ["MalibuLogging"]),
     .library(name: "MalibuMocking", targets: ["MalibuMocking"]),
     .library(name: "MalibuStorage", targets: ["MalibuStorage"]),
+    .library(name: "MalibuTypedRequests", targets: ["MalibuTypedRequests"]),
     .library(name: "Malibu", targets: ["Malibu"]),
     // Integrations: each is built with its ecosystem dependency only when its trait is enabled (below).
     .library(name: "MalibuOpenAPI", targets: ["MalibuOpenAPI"]),
@@ -124,6 +125,14 @@ let package = Package(
       dependencies: ["MalibuCore", "MalibuTransport", httpTypes],
       path: "Modules/Storage"
     ),
+    // Typed requests and GraphQL, usable with a bare transport.
+    .target(
+      name: "MalibuTypedRequests",
+      dependencies: [
+        "MalibuCore", "MalibuJSON", "MalibuSerialization", "MalibuValidation", "MalibuTransport", httpTypes,
+      ],
+      path: "Modules/TypedRequests"
+    ),
 
     // Layer 5: the facade
     .target(
@@ -131,7 +140,7 @@ let package = Package(
       dependencies: [
         "MalibuPromises", "MalibuJSON", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization",
         "MalibuGzip", "MalibuTransport", "MalibuURLSession", "MalibuAuth", "MalibuLogging", "MalibuMocking",
-        "MalibuStorage", curlWhereItExists, httpTypes, swiftLog,
+        "MalibuStorage", "MalibuTypedRequests", curlWhereItExists, httpTypes, swiftLog,
       ],
       path: "Modules/Malibu"
     ),
@@ -279,6 +288,13 @@ let package = Package(
       path: "Tests/StorageTests"
     ),
     .testTarget(
+      name: "MalibuTypedRequestsTests",
+      dependencies: [
+        "MalibuTypedRequests", "MalibuMocking", "MalibuSerialization", "MalibuTransport", "MalibuCore", httpTypes,
+      ],
+      path: "Tests/TypedRequestsTests"
+    ),
+    .testTarget(
       name: "MalibuTests",
       dependencies: ["Malibu", "MalibuCore", "MalibuTestSupport", "MalibuNameClashStandIn", httpTypes],
       path: "Tests/MalibuTests",
@@ -331,8 +347,8 @@ let package = Package(
       name: "MalibuReadmeTests",
       dependencies: [
         "Malibu", "MalibuCore", "MalibuEncoding", "MalibuValidation", "MalibuSerialization", "MalibuTransport",
-        "MalibuURLSession", curlWhereItExists, "MalibuOpenAPI", "MalibuOpenAPIExampleClient", "MalibuTracing",
-        "MalibuMetrics", "MalibuLifecycle", httpTypes, swiftLog,
+        "MalibuTypedRequests", "MalibuURLSession", curlWhereItExists, "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
+        "MalibuTracing", "MalibuMetrics", "MalibuLifecycle", httpTypes, swiftLog,
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
         .product(name: "Metrics", package: "swift-metrics"),

@@ -12,6 +12,7 @@
 @_exported import MalibuSerialization
 @_exported import MalibuStorage
 @_exported import MalibuTransport
+@_exported import MalibuTypedRequests
 @_exported import MalibuURLSession
 @_exported import MalibuValidation
 

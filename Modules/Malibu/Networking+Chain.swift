@@ -1,45 +1,41 @@
+import HTTPTypes
 import MalibuAuth
 import MalibuCore
 import MalibuLogging
 import MalibuStorage
 import MalibuTransport
 
-/// The middleware chain of a networking, built when a setting it is made from changes (the logger, the credentials),
-/// never per request.
+/// The middleware chain of a networking: one fixed list of steps, built when a setting it is made from changes (the
+/// logger, the credentials, the ETag policy and store), never per request.
 ///
 /// Its steps, outermost first: logging · authentication (plain credentials or token refresh) · cookies · cache · ETag
 /// revalidation · offline store · retry, and under them the request's transport (the networking's, or the mock the
 /// endpoint's provider answers with). The HTTPS-only policy is applied to the head before the first step.
 ///
-/// A step that the settings say would do nothing is left out when the chain is built (no credentials: no
-/// authentication step; no cookie jar: no cookie step). The steps below depend on something a request decides, so the
-/// chain is composed once in each combination of them, and a request picks its own by a few reads, with no
-/// allocation:
-/// - logging, by the logger's level at the time of the request (a `NetworkLogger` may change its level without the
-///   networking knowing): no logging step at `LogLevel.none`;
-/// - the offline store, only for `storePolicy: .offline` (and never while replaying);
-/// - ETag revalidation, only while the networking's `etagPolicy` is enabled or the request names a policy of its own;
-/// - without an `HTTPCache`, the cache step that refuses a `GET` under `returnCacheDataDontLoad` and removes a
-///   `X-Malibu-Cache-Policy` field, only for such a request;
-/// - retry, only when the request's `TransferOptions.retry` allows more than one attempt.
-///
-/// The cache, ETag and offline-store steps read the request's policies from `SourceRequest.current`, which the networking
-/// sets around the transfer whenever one of them is in the chosen steps.
+/// Each step comes with the rule by which it decides whether it acts on a request, read from the request before the
+/// transfer: logging by its logger's level, the cache gate (without an `HTTPCache`) by the request's `cachePolicy`,
+/// ETag revalidation by the request's or the networking's `etagPolicy`, the offline store by the request's
+/// `storePolicy`, retry by `TransferOptions.retry`; authentication, cookies and the cache act on every request, and are
+/// left out when the chain is built if the settings make them idle (no credentials, no jar, no cache). A request runs
+/// through the steps that act on it, and one that none acts on goes to its transport's one-hop `collect` (a step that
+/// passes a request on costs a streamed response: about 50k instructions a request on api-mix, BENCHMARKS.md). Adding
+/// a step is one `Step` in ``init(logger:authentication:cookies:cache:etag:offlineStore:)``.
 final class NetworkingChain: Sendable {
-  /// What a request needs beyond the steps every request gets; the index of its variant.
-  struct Needs: OptionSet, Sendable {
-    let rawValue: Int
-    static let logging = Needs(rawValue: 1)
-    static let offline = Needs(rawValue: 2)
-    static let cacheGate = Needs(rawValue: 4)
-    static let etag = Needs(rawValue: 8)
-    static let retry = Needs(rawValue: 16)
+  /// Whether a step acts on a request, from the request after `beforeEach` (a replayed one with no `storePolicy`, so
+  /// that it is not stored again), its head after `preProcessRequest`, its transfer options and its logger.
+  typealias Rule =
+    @Sendable (
+      _ request: Request, _ head: HTTPRequest, _ options: TransferOptions, _ logger: NetworkLogger
+    ) -> Bool
+
+  /// One step and whether it acts on a request.
+  struct Step: Sendable {
+    let middleware: any Middleware
+    let acts: Rule
   }
 
-  /// The steps of every combination of ``Needs``, by its raw value.
-  private let variants: [[any Middleware]]
-  /// Whether there is an `HTTPCache` step in every variant (it reads `SourceRequest.current`).
-  let hasCache: Bool
+  /// The steps, outermost first; the logging step is the first.
+  private let steps: [Step]
 
   /// Composes the chain from the networking's settings.
   /// - Parameters:
@@ -57,39 +53,50 @@ final class NetworkingChain: Sendable {
     etag: ETagMiddleware,
     offlineStore: OfflineRequestStore
   ) {
-    hasCache = cache != nil
-    let logging = LoggingMiddleware(logger: logger)
-    let offline = OfflineStoreMiddleware(store: offlineStore) { error in logger.log(error: error) }
-    let all: [Needs] = (0..<32).map { Needs(rawValue: $0) }
-    variants = all.map { needs in
-      var steps: [any Middleware] = []
-      if needs.contains(.logging) { steps.append(logging) }
-      if let authentication { steps.append(authentication) }
-      if let cookies { steps.append(CookieMiddleware(jar: cookies)) }
-      if let cache {
-        steps.append(CacheMiddleware(cache: cache))
-      } else if needs.contains(.cacheGate) {
-        steps.append(CacheMiddleware.Uncached())
-      }
-      if needs.contains(.etag) { steps.append(etag) }
-      if needs.contains(.offline) { steps.append(offline) }
-      if needs.contains(.retry) { steps.append(RetryMiddleware()) }
-      return steps
+    let always: Rule = { _, _, _, _ in true }
+    var steps = [Step(middleware: LoggingMiddleware(logger: logger)) { _, _, _, logger in logger.level != .none }]
+    if let authentication { steps.append(Step(middleware: authentication, acts: always)) }
+    if let cookies { steps.append(Step(middleware: CookieMiddleware(jar: cookies), acts: always)) }
+    if let cache {
+      steps.append(Step(middleware: CacheMiddleware(cache: cache), acts: always))
+    } else {
+      steps.append(
+        Step(middleware: CacheMiddleware.Uncached()) { request, head, _, _ in
+          (request.method == .get && request.cachePolicy == .returnCacheDataDontLoad)
+            || head.headerFields.contains(CacheMiddleware.policyHeader)
+        }
+      )
     }
+    let etagPolicy = etag.defaultPolicy
+    steps.append(
+      Step(middleware: etag) { request, head, _, _ in
+        etagPolicy == .enabled || request.etagPolicy != nil || head.headerFields.contains(ETagMiddleware.policyHeader)
+      }
+    )
+    let offline = OfflineStoreMiddleware(store: offlineStore) { error in logger.log(error: error) }
+    steps.append(Step(middleware: offline) { request, _, _, _ in request.storePolicy == .offline })
+    steps.append(Step(middleware: RetryMiddleware()) { _, _, options, _ in options.retry.maxAttempts > 1 })
+    self.steps = steps
   }
 
-  /// The steps for a request with these needs; a `logger` of the request's own replaces the logging step's.
-  func steps(for needs: Needs, logger: NetworkLogger?) -> [any Middleware] {
-    let steps = variants[needs.rawValue]
-    guard let logger, needs.contains(.logging) else { return steps }
-    var own = steps
-    own[0] = LoggingMiddleware(logger: logger)
-    return own
-  }
-
-  /// Whether steps with these needs read `SourceRequest.current`.
-  func readsSourceRequest(_ needs: Needs) -> Bool {
-    hasCache || !needs.isDisjoint(with: [.offline, .cacheGate, .etag])
+  /// The steps that act on a request (see ``Rule``), outermost first, with no allocation when none acts; a request's
+  /// own logger (`ownLogger`) replaces the logging step's.
+  func steps(
+    for request: Request,
+    head: HTTPRequest,
+    options: TransferOptions,
+    logger: NetworkLogger,
+    ownLogger: NetworkLogger?
+  ) -> [any Middleware] {
+    var acting: [any Middleware] = []
+    for index in steps.indices where steps[index].acts(request, head, options, logger) {
+      if index == 0, let ownLogger {
+        acting.append(LoggingMiddleware(logger: ownLogger))
+      } else {
+        acting.append(steps[index].middleware)
+      }
+    }
+    return acting
   }
 }
 

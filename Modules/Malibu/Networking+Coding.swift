@@ -3,7 +3,7 @@ import MalibuJSON
 
 extension Networking {
   /// The decoder of every decoding that names none: `decode(using:)` and `decodeResource(using:at:arrays:)` on the
-  /// promises of this networking, and its typed and GraphQL requests that keep the default ``TypedRequest/decoder``.
+  /// promises of this networking, and its typed and GraphQL requests that keep the default `TypedRequest.decoder`.
   /// `MalibuJSONDecoder()` by default; a decoder given to one call (`decode(using:decoder:)`) or one typed request
   /// wins over this one.
   ///

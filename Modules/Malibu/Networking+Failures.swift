@@ -1,4 +1,5 @@
 @_spi(Malibu) public import MalibuCore
+public import MalibuTypedRequests
 
 /// One failed request of a networking, as its failure hooks see it.
 ///

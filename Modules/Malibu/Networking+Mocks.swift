@@ -66,12 +66,10 @@ extension Networking {
 
 extension Networking {
   /// The transport for a request of `endpoint` (whose own `request` is `request`): a registered mock, the provider's
-  /// mock, or ``transport``, by the mock mode of `hooks` (`nil`: every hook at its default, `.mixed`, no mocks
-  /// registered, no interceptors); in `mocksOnly`, one that fails with `missingMock` when no mock answers it. The
-  /// networking's interceptors, if any, sit above it.
-  func transport(for endpoint: R, request: Request, hooks: HooksSnapshot?) -> any Transport {
+  /// mock, or ``transport``, by the mock mode of `hooks`; in `mocksOnly`, one that fails with `missingMock` when no
+  /// mock answers it. The networking's interceptors, if any, sit above it.
+  func transport(for endpoint: R, request: Request, hooks: HooksSnapshot) -> any Transport {
     let provider = mockProvider
-    guard let hooks else { return provider?.transport(for: endpoint) ?? transport }
     return hooks.transport(
       for: request,
       named: NetworkingHooks<R>.name(of: endpoint),

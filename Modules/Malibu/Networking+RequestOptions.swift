@@ -14,7 +14,7 @@ extension Networking {
   /// A replayed request has no endpoint, so it is not called for one. Like every setting, it can be changed at any
   /// time; a request reads it when it is encoded.
   public var transferOptionsForEndpoint: (@Sendable (R, inout TransferOptions) -> Void)? {
-    get { settings.withLock { $0.endpointOptions } as? @Sendable (R, inout TransferOptions) -> Void }
+    get { settings.withLock { $0.endpointOptions } }
     set { settings.withLock { $0.endpointOptions = newValue } }
   }
 
@@ -29,7 +29,7 @@ extension Networking {
   /// It is called besides any `progress` in the request's transfer options (``transferOptions``, a request's own
   /// options), on the transport's thread: keep it short.
   public var progress: (@Sendable (RequestProgress<R>) -> Void)? {
-    get { settings.withLock { $0.progress } as? @Sendable (RequestProgress<R>) -> Void }
+    get { settings.withLock { $0.progress } }
     set { settings.withLock { $0.progress = newValue } }
   }
 }

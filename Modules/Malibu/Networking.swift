@@ -29,12 +29,12 @@ public import MalibuTransport
 /// ``offlineStore`` for ``replay()``) and retry (`TransferOptions.retry`) → the transport (or the endpoint's mock, by
 /// ``mockMode``) → ``NetworkPromise``.
 ///
-/// The chain is composed when a setting it is made from changes (``logger``, the `authenticate` methods,
-/// ``etagPolicy``, ``etagStore``), not per request: a step with nothing to do is left out then (no credentials, no
-/// authentication step; no jar, no cookie step), and a request takes the logging, ETag, offline-store, retry and
-/// cache-refusal steps only when its logger's level, its ETag policy, its `storePolicy`, its retry policy or its
-/// `cachePolicy` call for them. Each setting can be changed at any time from any thread; a request uses the values
-/// current when it reaches the step that reads them.
+/// The chain is one fixed list of steps, composed when a setting it is made from changes (``logger``, the
+/// `authenticate` methods, ``etagPolicy``, ``etagStore``), not per request: a step with nothing to do for any request
+/// is left out then (no credentials, no authentication step; no jar, no cookie step), and every other step decides by
+/// its own rule whether it acts on a request (logging by its logger's level, ETag by the ETag policy, the offline store
+/// by `storePolicy`, retry by the retry policy, the cache refusal by `cachePolicy`). Each setting can be changed at any
+/// time from any thread; a request uses the values current when it reaches the step that reads them.
 ///
 /// Header fields are merged in one order, later ones replacing earlier fields of the same name (names compared
 /// without case): `DefaultHeaders` < the body's `Content-Type` < the session configuration's `httpAdditionalHeaders`
@@ -50,8 +50,8 @@ public import MalibuTransport
 /// `true` for both, and `fail { }` skips both unless asked for `.allErrors`. The errors of the networking's
 /// ``validate`` hook reach the promise as they were thrown.
 public final class Networking<R: RequestConvertible>: Sendable {
-  // The state types live outside the generic class, so that reading them needs no type metadata for `R`.
-  typealias Settings = NetworkingSettings
+  // The flights live outside the generic class, so that reading them needs no type metadata for `R`.
+  typealias Settings = NetworkingSettings<R>
   typealias Flight = NetworkingFlight
   typealias Flights = NetworkingFlights
 
@@ -293,21 +293,18 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// The steps every collected request takes: its turn in the queue, the hooks' admission, its request and transport
-  /// from `resolve` (given the hooks, `nil` when all are at their defaults), the chain, the hooks' acceptance.
+  /// from `resolve` (given the hooks), the chain, the hooks' acceptance.
   func perform(
     _ subject: NetworkingHooks<R>.Subject,
     ticket: RequestLimiter.Ticket,
     control: RequestControl,
-    resolve: (HooksSnapshot?) throws -> (request: Request, transport: any Transport)
+    resolve: (HooksSnapshot) throws -> (request: Request, transport: any Transport)
   ) async throws -> Response {
     let logger = control.logger ?? self.logger
-    // A networking whose hooks are all at their defaults is serving, and has none to snapshot or hand the response to.
-    if !hooks.isPlainNow {
-      try hooks.checkServing(subject, logger: logger, abandoning: ticket, of: limiter)
-    }
+    try hooks.checkServing(subject, logger: logger, abandoning: ticket, of: limiter)
     try await limiter.wait(for: ticket)
     defer { limiter.release() }
-    let view = hooks.isPlainNow ? nil : try hooks.admit(subject, logger: logger)
+    let view = try hooks.admit(subject, logger: logger)
     let (request, base) = try resolve(view)
     let response: Response
     do {
@@ -321,19 +318,18 @@ public final class Networking<R: RequestConvertible>: Sendable {
     } catch {
       throw hooks.failed(subject, request: request, error: error)
     }
-    guard let view else { return response }
     return try hooks.accept(response, as: view, of: subject, request: request, logger: logger)
   }
 
   /// ``resolve(_:hooks:)`` with the hooks as they are now (downloads and streams).
   /// - Throws: `NetworkError` code `stopped` while the networking is stopped (see `shouldContinue`).
   func resolve(_ endpoint: R) throws -> (request: Request, transport: any Transport) {
-    try resolve(endpoint, hooks: hooks.isPlainNow ? nil : hooks.admit(endpoint, logger: logger))
+    try resolve(endpoint, hooks: hooks.admit(endpoint, logger: logger))
   }
 
   /// The endpoint's request after ``beforeEach``, and the transport under the chain for it, by the mock mode: a mock
   /// registered for the endpoint, the mock provider's answer, else ``transport`` (see ``transport(for:request:hooks:)``).
-  func resolve(_ endpoint: R, hooks: HooksSnapshot?) -> (request: Request, transport: any Transport) {
+  func resolve(_ endpoint: R, hooks: HooksSnapshot) -> (request: Request, transport: any Transport) {
     let request = endpoint.request
     let base = transport(for: endpoint, request: request, hooks: hooks)
     return (prepared(request), base)
@@ -452,7 +448,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
       settings = self.settings.withLock { $0 }
       if let logger { settings.logger = logger }
     }
-    let request = request.encodingBody(with: settings.bodyEncoder)
+    var request = request.encodingBody(with: settings.bodyEncoder)
+    // A replayed request is not stored again.
+    if !storingOffline { request.storePolicy = .unspecified }
     var prepared: PreparedRequest
     do {
       prepared = try PreparedRequest(
@@ -476,23 +474,13 @@ public final class Networking<R: RequestConvertible>: Sendable {
       settings.logger.log(error: NetworkError.wrapping(error))
       throw error
     }
-    var needs: NetworkingChain.Needs = []
-    if settings.logger.level != .none { needs.insert(.logging) }
-    if storingOffline, request.storePolicy == .offline { needs.insert(.offline) }
-    if options.retry.maxAttempts > 1 { needs.insert(.retry) }
-    if settings.etagPolicy == .enabled || request.etagPolicy != nil
-      || prepared.head.headerFields.contains(ETagMiddleware.policyHeader)
-    {
-      needs.insert(.etag)
-    }
-    if !settings.chain.hasCache,
-      (request.method == .get && request.cachePolicy == .returnCacheDataDontLoad)
-        || prepared.head.headerFields.contains(CacheMiddleware.policyHeader)
-    {
-      needs.insert(.cacheGate)
-    }
-    let steps = settings.chain.steps(for: needs, logger: logger)
-    let readsSource = settings.chain.readsSourceRequest(needs)
+    let steps = settings.chain.steps(
+      for: request,
+      head: prepared.head,
+      options: options,
+      logger: settings.logger,
+      ownLogger: logger
+    )
     let outgoing = Outgoing(
       head: prepared.head,
       body: prepared.body,
@@ -503,7 +491,8 @@ public final class Networking<R: RequestConvertible>: Sendable {
       transport: steps.isEmpty ? base : MiddlewareTransport(transport: base, middleware: steps)
     )
     try Task.checkCancellation()
-    guard readsSource else { return try await transfer(outgoing) }
+    guard !steps.isEmpty else { return try await transfer(outgoing) }
+    // The steps read the request's policies here.
     return try await SourceRequest.$current.withValue(SourceRequest(request, baseUrl: R.baseUrl)) {
       try await transfer(outgoing)
     }
@@ -521,13 +510,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
       return settings.transferOptions
     }
     var options = settings.transferOptions
-    if let endpoint, let stored = settings.endpointOptions,
-      let forEndpoint = stored as? @Sendable (R, inout TransferOptions) -> Void
-    {
+    if let endpoint, let forEndpoint = settings.endpointOptions {
       forEndpoint(endpoint, &options)
     }
     control.options?(&options)
-    if let stored = settings.progress, let progress = stored as? @Sendable (RequestProgress<R>) -> Void {
+    if let progress = settings.progress {
       let own = options.progress
       options.progress = { transferred in
         own?(transferred)
@@ -599,8 +586,9 @@ struct RequestControl: Sendable {
   var options: (@Sendable (inout TransferOptions) -> Void)?
 }
 
-/// The settings of a `Networking`, read by each request.
-struct NetworkingSettings: Sendable {
+/// The settings of a `Networking<R>`, read by each request; generic over the endpoint type, so that the closures that
+/// take an endpoint are kept with their types.
+struct NetworkingSettings<R: RequestConvertible>: Sendable {
   var beforeEach: (@Sendable (Request) -> Request)?
   var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
   var middleware: (@Sendable (Promise<Void>) -> Void)?
@@ -614,10 +602,10 @@ struct NetworkingSettings: Sendable {
   var logger: NetworkLogger
   /// The token-refresh form of authentication, when it is the current one (see `Networking+Authentication`).
   var tokenRefresh: TokenRefreshMiddleware?
-  /// `Networking.transferOptionsForEndpoint`, a `(R, inout TransferOptions) -> Void` kept without its endpoint type.
-  var endpointOptions: (any Sendable)?
-  /// `Networking.progress`, a `(RequestProgress<R>) -> Void` kept without its endpoint type.
-  var progress: (any Sendable)?
+  /// `Networking.transferOptionsForEndpoint`.
+  var endpointOptions: (@Sendable (R, inout TransferOptions) -> Void)?
+  /// `Networking.progress`.
+  var progress: (@Sendable (RequestProgress<R>) -> Void)?
   /// The middleware chain, composed again by every setter it depends on (see `Networking+Chain`).
   var chain: NetworkingChain
 

@@ -4,7 +4,7 @@ import Foundation
 import MalibuMocking
 import MalibuStorage
 import MalibuTransport
-import Synchronization
+import MalibuTypedRequests
 
 /// The facade hooks of one networking (failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered
 /// mocks), behind one lock. A request reads them once, as a ``HooksSnapshot``, when it leaves the queue.
@@ -22,34 +22,44 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     /// `Networking.interceptors` (see `RequestInterceptor`).
     var interceptors: [any RequestInterceptor] = []
 
+    /// What a request reads of the hooks, made again by every change (``update(_:)``), so that a request takes it
+    /// with one reference instead of copying each hook.
+    var snapshot = HooksSnapshot(
+      validate: nil,
+      isObserved: false,
+      isStopped: false,
+      mockMode: .mixed,
+      mocks: [:],
+      interceptors: []
+    )
+
     /// Whether anything listens to failures, so that a response needs a reporter of its own.
     var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
-    /// Whether every hook is at its default: nothing set or registered, mixed mocks, serving.
-    var isPlain: Bool {
-      !isObserved && validate == nil && stop == nil && mockMode == .mixed && mocks.isEmpty && interceptors.isEmpty
-    }
   }
 
   /// The hooks; read with `state.withLock`, changed only through ``update(_:)``.
   let state = Locked(State())
-  /// `State.isPlain` as of the last change: a request on a networking without hooks reads this and not the lock.
-  private let isPlain = Atomic<Bool>(true)
 
-  /// Changes the hooks, keeping ``isPlain`` true to them.
+  /// Changes the hooks, and the snapshot requests read with them.
   @discardableResult
   func update<Output>(_ body: (inout State) -> Output) -> Output {
     state.withLock { state in
-      defer { isPlain.store(state.isPlain, ordering: .releasing) }
+      defer {
+        state.snapshot = HooksSnapshot(
+          validate: state.validate,
+          isObserved: state.isObserved,
+          isStopped: state.stop != nil,
+          mockMode: state.mockMode,
+          mocks: state.mocks,
+          interceptors: state.interceptors
+        )
+      }
       return body(&state)
     }
   }
 
   /// How many subscribers ``Networking/failures`` has.
   var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
-  /// Whether every hook is at its default (`State.isPlain`), read without the lock: a request on such a networking
-  /// has nothing to check, snapshot or hand its response to.
-  var isPlainNow: Bool { isPlain.load(ordering: .acquiring) }
 
   /// The hooks as a request sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ endpoint: R, logger: NetworkLogger) throws -> HooksSnapshot {
@@ -58,20 +68,11 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
 
   /// The hooks as a request of `subject` sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ subject: Subject, logger: NetworkLogger) throws -> HooksSnapshot {
-    if isPlainNow { return .plain }
-    let (snapshot, stop) = state.withLock { state in
-      (
-        HooksSnapshot(
-          validate: state.validate,
-          isObserved: state.isObserved,
-          mockMode: state.mockMode,
-          mocks: state.mocks,
-          interceptors: state.interceptors
-        ),
-        state.stop
-      )
+    let snapshot = state.withLock { $0.snapshot }
+    // The failure that stopped the networking is read only when it is stopped.
+    if snapshot.isStopped, let stop = state.withLock({ $0.stop }) {
+      throw refuse(subject, stoppedBy: stop, logger: logger)
     }
-    if let stop { throw refuse(subject, stoppedBy: stop, logger: logger) }
     return snapshot
   }
 
@@ -170,16 +171,31 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   }
 }
 
-/// What one request reads of its networking's hooks, when it leaves the queue.
-struct HooksSnapshot {
+/// What one request reads of its networking's hooks, when it leaves the queue: one object, made when they change.
+final class HooksSnapshot: Sendable {
   let validate: (@Sendable (Response) throws -> Void)?
   let isObserved: Bool
+  /// Whether `shouldContinue` stopped the networking.
+  let isStopped: Bool
   let mockMode: MockMode
   let mocks: [Request: Mock]
   let interceptors: [any RequestInterceptor]
 
-  /// The hooks of a networking that has none set.
-  static let plain = HooksSnapshot(validate: nil, isObserved: false, mockMode: .mixed, mocks: [:], interceptors: [])
+  init(
+    validate: (@Sendable (Response) throws -> Void)?,
+    isObserved: Bool,
+    isStopped: Bool,
+    mockMode: MockMode,
+    mocks: [Request: Mock],
+    interceptors: [any RequestInterceptor]
+  ) {
+    self.validate = validate
+    self.isObserved = isObserved
+    self.isStopped = isStopped
+    self.mockMode = mockMode
+    self.mocks = mocks
+    self.interceptors = interceptors
+  }
 }
 
 extension NetworkingHooks {

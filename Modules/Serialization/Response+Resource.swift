@@ -239,3 +239,17 @@ struct NameKey: CodingKey {
     nil
   }
 }
+
+extension NetworkError {
+  /// The report of the elements lossy arrays left out of a resource of type `type`: code `skippedElements`.
+  package static func skipped<T>(_ skipped: SkippedElements, of type: T.Type, in response: Response) -> NetworkError {
+    let plural = skipped.count != 1
+    return NetworkError(
+      code: .skippedElements,
+      message: "\(skipped.count) element\(plural ? "s" : "") of \(T.self) did not decode and "
+        + "\(plural ? "were" : "was") left out: \(skipped)",
+      response: response,
+      underlyingError: skipped
+    )
+  }
+}

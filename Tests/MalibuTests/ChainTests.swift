@@ -123,4 +123,48 @@ struct ChainTests {
     #expect(String(decoding: bytes, as: UTF8.self) == "streamed")
     #expect(transport.recordedRequests.first?.head.headerFields[.authorization] == "Bearer t")
   }
+
+  /// One fixed chain, whose steps each decide whether they act on a request: a request none acts on is sent by its
+  /// transport alone; each policy brings its own step, and only it.
+  @Test func eachStepDecidesWhetherItActsOnARequest() throws {
+    let networking = Networking<Probe>(transport: .custom(makeTransport()), cache: nil)
+    networking.logger = NetworkLogger(level: .none)
+    let built = chain(networking)
+    let head = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/boards")
+    func acting(
+      _ request: Request,
+      head: HTTPRequest = head,
+      options: TransferOptions = TransferOptions(),
+      logger: NetworkLogger = NetworkLogger(level: .none)
+    ) -> [String] {
+      built.steps(for: request, head: head, options: options, logger: logger, ownLogger: nil).map {
+        String(describing: type(of: $0))
+      }
+    }
+
+    #expect(acting(.get("boards")).isEmpty)
+    #expect(acting(.get("boards"), logger: NetworkLogger(level: .error)) == ["LoggingMiddleware"])
+    #expect(acting(.get("boards", storePolicy: .offline)) == ["OfflineStoreMiddleware"])
+    #expect(acting(.get("boards", cachePolicy: .returnCacheDataDontLoad)) == ["Uncached"])
+    var etag = Request.get("boards")
+    etag.etagPolicy = .enabled
+    #expect(acting(etag) == ["ETagMiddleware"])
+    var retrying = TransferOptions()
+    retrying.retry = .default
+    #expect(acting(.get("boards"), options: retrying) == ["RetryMiddleware"])
+    var named = head
+    named.headerFields[ETagMiddleware.policyHeader] = "enabled"
+    #expect(acting(.get("boards"), head: named) == ["ETagMiddleware"])
+
+    // Set on the networking, the ETag policy is the chain's, rebuilt with it: every request then takes the step.
+    networking.etagPolicy = .enabled
+    let steps = chain(networking).steps(
+      for: .get("boards"),
+      head: head,
+      options: TransferOptions(),
+      logger: NetworkLogger(level: .none),
+      ownLogger: nil
+    )
+    #expect(steps.map { "\(type(of: $0))" } == ["ETagMiddleware"])
+  }
 }

@@ -132,11 +132,11 @@ extension SessionConfigurationTests {
       sessionConfiguration: .custom(configuration),
       transport: .custom(MockTransport())
     )
-    #expect(configured.resolve(.root, hooks: nil).request.cachePolicy == .reloadIgnoringLocalCacheData)
+    #expect((try? configured.resolve(.root))?.request.cachePolicy == .reloadIgnoringLocalCacheData)
     var own = Request.get("boards", cachePolicy: .returnCacheDataElseLoad)
     own.adoptCachePolicy(configured.settings.withLock { $0.sessionCachePolicy })
     #expect(own.cachePolicy == .returnCacheDataElseLoad)
     let plain = Networking<Unsent>(transport: .custom(MockTransport()))
-    #expect(plain.resolve(.root, hooks: nil).request.cachePolicy == .useProtocolCachePolicy)
+    #expect((try? plain.resolve(.root))?.request.cachePolicy == .useProtocolCachePolicy)
   }
 }

@@ -14,6 +14,7 @@ import MalibuCurl
 import MalibuEncoding
 import MalibuSerialization
 import MalibuTransport
+import MalibuTypedRequests
 import MalibuURLSession
 import MalibuValidation
 import Testing
@@ -957,9 +958,18 @@ func readmeUsingSingleModules2() async throws {
   _ = (transport, system, url, head, answer, data, finalURL, response, boards, json, form, upload, length)
 }
 
-/// Modules/Malibu/Docs.docc/SingleModules.md:88, "Transports".
+/// Modules/Malibu/Docs.docc/SingleModules.md:58, "Using single modules".
+func readmeUsingSingleModules3() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/SingleModules.md",line:62)
+  let catTransport = CurlTransport()
+  let someCats = try await catTransport.send(GetCatImages(), baseUrl: "https://api.thecatapi.com/v1/")
+  #sourceLocation()
+  _ = (catTransport, someCats)
+}
+
+/// Modules/Malibu/Docs.docc/SingleModules.md:100, "Transports".
 func readmeTransports() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/SingleModules.md",line:89)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/SingleModules.md",line:101)
   let transport = CurlTransport()
   let boards = Networking<SharkywatersEndpoint>(transport: .custom(transport))
   try await withTaskExecutorPreference(transport.taskExecutor) {

@@ -2,8 +2,9 @@ public import Foundation
 public import HTTPTypes
 public import MalibuCore
 import MalibuJSON
-import MalibuSerialization
+public import MalibuSerialization
 import MalibuTransport
+import MalibuValidation
 
 /// A GraphQL query or mutation, sent as a ``TypedRequest``: `POST` of `{"query", "variables", "operationName"}` as
 /// JSON to ``TypedRequest/path`` (`graphql` by default), its `data` decoded into ``TypedRequest/RawResource``.
@@ -54,8 +55,32 @@ extension GraphQLRequest {
     }
   }
 
+  /// Reads the reply's `errors` first (a server may send them with a 4xx status, and they say more than the status
+  /// does), then checks the response with `validate()`'s default rule and decodes ``TypedRequest/RawResource`` inside
+  /// `data`, at ``TypedRequest/resourceKeyPath``: a networking's key path is for the envelopes of REST APIs and does
+  /// not apply.
+  /// - Parameters:
+  ///   - response: The response.
+  ///   - defaultKeyPath: Not read: the resource is inside `data`.
+  /// - Returns: The raw resource, and the elements a lossy array left out of it.
+  /// - Throws: `NetworkError` code `graphQLErrors`, the codes of `validate()`, `emptyResponse`, `decodingFailed` or
+  ///   `decodedFallback`.
+  public func decodeRaw(
+    from response: Response,
+    defaultKeyPath: ResourceKeyPath
+  ) throws(NetworkError) -> DecodedResource<RawResource> {
+    try checkErrors(in: response)
+    _ = try response.validate()
+    let keyPath = resourceKeyPath ?? .topLevel
+    do {
+      return try decodeData(RawResource.self, from: response, at: keyPath)
+    } catch {
+      throw decodingFailure(error, of: response, at: keyPath)
+    }
+  }
+
   /// Fails with `NetworkError` code `graphQLErrors` when the body is a GraphQL response with `errors`.
-  func checkErrors(in response: Response) throws(NetworkError) {
+  package func checkErrors(in response: Response) throws(NetworkError) {
     // GraphQL replies are JSON whatever the request's decoder reads, so the envelope is read as JSON.
     guard let reply = try? MalibuJSONDecoder().decode(ErrorsReply.self, from: response.data), !reply.errors.isEmpty
     else {
@@ -73,7 +98,7 @@ extension GraphQLRequest {
   }
 
   /// The resource, decoded from `data` at `keyPath`.
-  func decodeData<Raw: Decodable>(
+  package func decodeData<Raw: Decodable>(
     _ type: Raw.Type,
     from response: Response,
     at keyPath: ResourceKeyPath
@@ -342,7 +367,7 @@ public struct GraphQLError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The partial `data`, decoded by the request's decoder (its ``TypedRequest/decoder``, else its networking's
-  /// ``Networking/decoder``).
+  /// `Networking.decoder`).
   /// - Parameter type: The type to decode.
   /// - Returns: The value, or `nil` when the response has no `data`.
   /// - Throws: The decoder's error when `data` does not decode as `type`.

@@ -1,9 +1,9 @@
 public import Foundation
 public import MalibuCore
 import MalibuJSON
-import MalibuSerialization
+package import MalibuSerialization
 
-/// The decoder of a ``TypedRequest`` that names none: the ``Networking/decoder`` of the networking that sends it.
+/// The decoder of a ``TypedRequest`` that names none: the `Networking.decoder` of the networking that sends it.
 ///
 /// A stand-in: the networking decodes with its own decoder when a request's ``TypedRequest/decoder`` is this one.
 /// Called directly (outside a networking), it decodes JSON as a `MalibuJSONDecoder()` does.
@@ -26,7 +26,7 @@ public struct NetworkingDecoder: ResponseDecoder, Hashable {
 extension Response {
   /// The resource decoded by `decoder`, or by the response's default decoder (its networking's) when `decoder` is a
   /// ``NetworkingDecoder``.
-  func decodeResource<T: Decodable>(
+  package func decodeResource<T: Decodable>(
     _ type: T.Type,
     resolving decoder: some ResponseDecoder,
     at keyPath: ResourceKeyPath,
@@ -37,7 +37,7 @@ extension Response {
   }
 
   /// `decoder`, or the response's default decoder when `decoder` is a ``NetworkingDecoder``.
-  func resolve(_ decoder: some ResponseDecoder) -> any ResponseDecoder {
+  package func resolve(_ decoder: some ResponseDecoder) -> any ResponseDecoder {
     decoder is NetworkingDecoder ? defaultDecoder ?? MalibuJSONDecoder() : decoder
   }
 }

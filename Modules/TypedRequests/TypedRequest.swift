@@ -22,7 +22,9 @@ public import MalibuSerialization
 /// let cats = try await networking.send(GetCatImages())
 /// ```
 ///
-/// The request travels the path of `Networking.request(_:)`: the mode's queue, `beforeEach`, the `middleware` gate,
+/// It is sent by a networking (`Networking.send(_:)`, `Networking.request(typed:)`) or by a bare transport
+/// (`Transport.send(_:baseUrl:options:upTo:)`). Through a networking, the request travels the path of
+/// `Networking.request(_:)`: the mode's queue, `beforeEach`, the `middleware` gate,
 /// encoding, `preProcessRequest`, the middleware chain (logging, authentication, cookies, cache, ETag, offline store,
 /// retry), the interceptors, and the transport or a mock registered for it. Its ``path`` is joined to the
 /// networking's `baseUrl` (or is an absolute URL). ``parameters`` go into the query for `GET`, `HEAD` and `DELETE`,
@@ -61,10 +63,10 @@ public protocol TypedRequest: Sendable {
   /// Header fields of this request; they win over the networking's and the endpoint type's. `[:]` by default.
   var headers: [String: String] { get }
   /// The decoder for ``RawResource`` (and ``FallbackResource``); by default a ``NetworkingDecoder``, which stands for
-  /// the networking's ``Networking/decoder`` (a `MalibuJSONDecoder()` unless set).
+  /// the networking's `Networking.decoder` (a `MalibuJSONDecoder()` unless set).
   var decoder: ResourceDecoder { get }
   /// The encoder of a body of content type `json` (see `EncodableBody`); `nil`, the default, uses the networking's
-  /// ``Networking/bodyEncoder``, else Malibu's JSON rules.
+  /// `Networking.bodyEncoder`, else Malibu's JSON rules.
   var bodyEncoder: (any RequestBodyEncoder)? { get }
   /// Where the resource sits in the body; `nil`, the default, uses the networking's `resourceKeyPath`.
   var resourceKeyPath: ResourceKeyPath? { get }
@@ -85,6 +87,22 @@ public protocol TypedRequest: Sendable {
   /// - Parameter result: The final resource.
   /// - Returns: What the caller gets.
   func postProcess(result: FinalResource) -> FinalResource
+
+  /// Checks a response and decodes its raw resource. The default (a REST API): the default rule of `validate()`, then
+  /// ``RawResource`` at ``resourceKeyPath`` (else `defaultKeyPath`) with ``decoder`` and ``arrayDecoding``, and
+  /// ``FallbackResource`` when that fails; ``GraphQLRequest`` reads the reply's `errors` first and decodes inside
+  /// `data`.
+  /// - Parameters:
+  ///   - response: The response.
+  ///   - defaultKeyPath: Where the resource sits when the request names no ``resourceKeyPath`` (a networking's
+  ///     `resourceKeyPath`).
+  /// - Returns: The raw resource, and the elements a lossy array left out of it.
+  /// - Throws: `NetworkError`: the codes of `validate()`, `emptyResponse`, `decodingFailed`, `decodedFallback` (carrying
+  ///   the fallback resource) or `graphQLErrors`.
+  func decodeRaw(
+    from response: Response,
+    defaultKeyPath: ResourceKeyPath
+  ) throws(NetworkError) -> DecodedResource<RawResource>
 }
 
 extension TypedRequest {
