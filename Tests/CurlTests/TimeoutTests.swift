@@ -120,13 +120,14 @@ extension CurlTests {
     @Test func timeWhileWePausedForAReaderIsNotIdle() async throws {
       try await withServer { server, transport in
         var options = TransferOptions()
-        // An idle bound with room for a slow machine (sanitizers, two loaded cores), and a pause well past it.
-        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .seconds(1), total: nil)
+        // An idle bound with room for a slow machine (ThreadSanitizer on two loaded cores once let the in-process
+        // server go 1 s without writing after the reader came back), and a pause well past it.
+        options.timeouts = MalibuTransport.Timeouts(connect: .seconds(5), idle: .seconds(3), total: nil)
         let size = 16 << 20
         let response = try await transport.send(request(server.url("/big?size=\(size)")), body: nil, options: options)
         var iterator = response.body.makeAsyncIterator()
         var total = try await iterator.next()?.count ?? 0
-        try await Task.sleep(for: .milliseconds(2500))
+        try await Task.sleep(for: .milliseconds(6500))
         while let chunk = try await iterator.next() { total += chunk.count }
         #expect(total == size)
       }
