@@ -62,7 +62,9 @@ test: setup-servers build platform-check docs unit tsan fuzz-smoke install-check
 # Tests that measure the whole process (descriptors, threads, memory, wall-clock promptness) run alone, after the
 # parallel pass: the integration suite (it starts its own servers on free loopback ports), the resource checks, and
 # the integrations' tests that run real curl transports (their loop threads would count in CurlTests' thread checks).
-SERIAL_TESTS   := MalibuIntegrationTests|MalibuLifecycleTests|MalibuTracingTests|MalibuMetricsTests|/Resources/
+# Also two tests that time a transfer against an in-process server: under ThreadSanitizer beside the parallel suite,
+# that server was starved for seconds (an idle timeout mid-pause, a 60 s time limit), so they run alone.
+SERIAL_TESTS   := MalibuIntegrationTests|MalibuLifecycleTests|MalibuTracingTests|MalibuMetricsTests|/Resources/|timeWhileWePausedForAReaderIsNotIdle|aCollectingCallerGetsWhatEndsABodyThatStops
 
 ## unit: every unit test in parallel, then the integration suite and the process-wide checks one at a time
 unit:
