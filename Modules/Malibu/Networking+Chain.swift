@@ -18,8 +18,8 @@ import MalibuTransport
 /// `storePolicy`, retry by `TransferOptions.retry`; authentication, cookies and the cache act on every request, and are
 /// left out when the chain is built if the settings make them idle (no credentials, no jar, no cache). A request runs
 /// through the steps that act on it, and one that none acts on goes to its transport's one-hop `collect` (a step that
-/// passes a request on costs a streamed response: about 50k instructions a request on api-mix, BENCHMARKS.md). Adding
-/// a step is one `Step` in ``init(logger:authentication:cookies:cache:etag:offlineStore:)``.
+/// passes a request on turns that into a streamed response; BENCHMARKS.md has the cost). Adding a step is one `Step` in
+/// ``init(logger:authentication:cookies:cache:etag:offlineStore:)``.
 final class NetworkingChain: Sendable {
   /// Whether a step acts on a request, from the request after `beforeEach` (a replayed one with no `storePolicy`, so
   /// that it is not stored again), its head after `preProcessRequest`, its transfer options and its logger.
