@@ -13,7 +13,7 @@
 /// | | `response received` | `.debug` | method, URL, status, duration, announced size |
 /// | ``verbose`` | the same records, with more metadata | same | + header fields, request body size, type and preview |
 ///
-/// Every value is redacted before it is written (``Redactor``).
+/// Every value is redacted before it is written (`Redactor`).
 ///
 /// ```swift
 /// Malibu.logger.level = .verbose

@@ -1,7 +1,7 @@
 /// The metadata keys of Malibu's log records, for handlers and tests that read them.
 ///
 /// Names follow OpenTelemetry's HTTP conventions where one exists. Every value is already redacted: a secret header,
-/// query parameter or body member appears as ``Redactor/placeholder``, never as its value.
+/// query parameter or body member appears as `Redactor.placeholder`, never as its value.
 ///
 /// ```swift
 /// // debug malibu: response received http.request.method=GET url.full=https://example.com/boards?token=<redacted>

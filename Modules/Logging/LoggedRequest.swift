@@ -10,7 +10,7 @@ public struct LoggedRequest: Sendable, Hashable {
   /// The request method.
   public var method: HTTPRequest.Method
   /// The URL, with the values of secret query parameters and any user information replaced by
-  /// ``Redactor/placeholder``.
+  /// `Redactor.placeholder`.
   public var url: String
   /// The header fields, secret values replaced (``LogLevel/verbose`` only).
   public var headerFields: HTTPFields
@@ -64,7 +64,7 @@ public struct LoggedRequest: Sendable, Hashable {
     return metadata
   }
 
-  /// A text with every secret value of this request replaced by ``Redactor/placeholder``: an error's description
+  /// A text with every secret value of this request replaced by `Redactor.placeholder`: an error's description
   /// can quote the URL or a header (a transport's message, a `URLError`'s failing URL). Values shorter than four
   /// characters are left alone.
   /// - Parameter text: The text to scrub.
@@ -99,7 +99,7 @@ public struct LoggedBody: Sendable, Hashable {
   /// The `Content-Type` of the request, if any.
   public var contentType: String?
   /// The body as text, with secret keys of JSON and form bodies redacted and truncated to
-  /// ``Redactor/bodyPreviewLimit`` characters; `nil` for binary, streamed or unparseable bodies.
+  /// `Redactor.bodyPreviewLimit` characters; `nil` for binary, streamed or unparseable bodies.
   public var preview: String?
 
   /// Creates a body summary.

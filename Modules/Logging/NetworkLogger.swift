@@ -38,7 +38,7 @@ public final class NetworkLogger: Sendable {
   ///   - level: How much to write; ``LogLevel/none`` by default, so a library stays quiet until asked.
   ///   - logger: Where the default ``ErrorLogger``, ``RequestLogger`` and ``ResponseLogger`` write; by default a
   ///     swift-log logger labelled `malibu`, which follows `LoggingSystem.bootstrap`.
-  ///   - redactor: What is redacted; ``Redactor/init(headerNames:parameterKeys:bodyPreviewLimit:)`` by default.
+  ///   - redactor: What is redacted; `Redactor.init(headerNames:parameterKeys:bodyPreviewLimit:)` by default.
   public init(level: LogLevel = .none, logger: Logger = Logger(label: "malibu"), redactor: Redactor = Redactor()) {
     settings = Locked(
       Settings(
@@ -109,14 +109,14 @@ public final class NetworkLogger: Sendable {
     set { settings.withLock { $0.redactor = newValue } }
   }
 
-  /// Header names whose values are redacted (``Redactor/headerNames``).
+  /// Header names whose values are redacted (`Redactor.headerNames`).
   public var redactedHeaderNames: Set<String> {
     get { settings.withLock { $0.redactor.headerNames } }
     set { settings.withLock { $0.redactor.headerNames = newValue } }
   }
 
   /// Key fragments whose values are redacted in queries, form and JSON bodies and headers
-  /// (``Redactor/parameterKeys``).
+  /// (`Redactor.parameterKeys`).
   public var redactedParameterKeys: Set<String> {
     get { settings.withLock { $0.redactor.parameterKeys } }
     set { settings.withLock { $0.redactor.parameterKeys = newValue } }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The file a ``CookieJar`` keeps its persistent cookies in: JSON, `{"version": 1, "cookies": [...]}`, written with
-/// ``DurableFile``. What is read back is untrusted: every cookie is checked, and one bad cookie refuses the file.
+/// `StoreFile`. What is read back is untrusted: every cookie is checked, and one bad cookie refuses the file.
 enum CookieFile {
   /// The format's version; a file of another version is refused.
   static let version = 1
@@ -15,8 +15,8 @@ enum CookieFile {
   /// - Throws: ``StorageError`` with ``StorageError/Code/corruptEntry`` for a file that is not a valid cookie file,
   ///   or ``StorageError/Code/ioFailed`` when it cannot be read.
   static func load(_ file: URL, now: Date) throws(StorageError) -> [Cookie] {
-    guard DurableFile.stamp(of: file) != nil else { return [] }
-    let (data, _) = try DurableFile.readRegularFile(file, limit: CookieJar.maxFileBytes)
+    guard StoreFile.stamp(of: file) != nil else { return [] }
+    let (data, _) = try StoreFile.readRegularFile(file, limit: CookieJar.maxFileBytes)
     let contents: Contents
     do {
       contents = try JSONDecoder().decode(Contents.self, from: data)
@@ -53,8 +53,8 @@ enum CookieFile {
     } catch {
       throw StorageError(code: .ioFailed, message: "the cookies could not be encoded", underlyingError: error)
     }
-    try DurableFile.createDirectory(file.deletingLastPathComponent())
-    try DurableFile.write(data, to: file)
+    try StoreFile.createDirectory(file.deletingLastPathComponent())
+    try StoreFile.write(data, to: file)
   }
 
   /// Whether a cookie can be stored and sent as it is: a non-empty name without `=`, no `;` and no control character

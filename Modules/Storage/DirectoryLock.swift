@@ -30,7 +30,7 @@ struct DirectoryLock: Sendable {
     let file = directory.appendingPathComponent(fileName)
     // O_NOFOLLOW and O_NONBLOCK: a link or a FIFO planted under the name neither redirects nor blocks the open.
     let descriptor = open(file.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw DurableFile.failure("open the lock file", file, errno) }
+    guard descriptor >= 0 else { throw StoreFile.failure("open the lock file", file, errno) }
     var status = stat()
     guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
       close(descriptor)
@@ -46,7 +46,7 @@ struct DirectoryLock: Sendable {
             + "process or another); one instance owns a directory at a time, so give each worker its own directory"
         )
       }
-      throw DurableFile.failure("lock", file, code)
+      throw StoreFile.failure("lock", file, code)
     }
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)

@@ -161,6 +161,6 @@ public final class ETagStore: Sendable {
   public var totalBytes: Int { state.withLock { $0.totalBytes } }
 
   private func digest(_ bytes: [UInt8]) -> String {
-    SHA256.hex(salt + bytes)
+    SHA256Digest.hex(salt + bytes)
   }
 }

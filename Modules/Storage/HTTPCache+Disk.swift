@@ -52,7 +52,7 @@ struct CacheRecord: Codable {
   }
 
   static func fileName(forKey key: String) -> String {
-    SHA256.hex(Array(key.utf8)) + ".json"
+    SHA256Digest.hex(Array(key.utf8)) + ".json"
   }
 }
 
@@ -68,11 +68,11 @@ extension HTTPCache {
     // renames over the name, so it never writes through a link either).
     if let (data, _) = try? UntrustedFile.read(file, limit: 32), data.count == 32 { return Array(data) }
     let salt = randomSalt()
-    try? DurableFile.createDirectory(directory)
-    try? DurableFile.write(Data(salt), to: file)
+    try? StoreFile.createDirectory(directory)
+    try? StoreFile.write(Data(salt), to: file)
     for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
     where name.hasSuffix(".json") {
-      try? DurableFile.remove(directory.appendingPathComponent(name))
+      try? StoreFile.remove(directory.appendingPathComponent(name))
     }
     return salt
   }
@@ -86,8 +86,8 @@ extension HTTPCache {
     var records: [(String, CachedResponse)] = []
     for name in names {
       let file = directory.appendingPathComponent(name)
-      if name.hasPrefix(DurableFile.temporaryPrefix) {
-        try? DurableFile.remove(file)
+      if name.hasPrefix(StoreFile.temporaryPrefix) {
+        try? StoreFile.remove(file)
         continue
       }
       guard name.hasSuffix(".json") else { continue }
@@ -97,7 +97,7 @@ extension HTTPCache {
         CacheRecord.fileName(forKey: record.key) == name,
         let response = record.response
       else {
-        try? DurableFile.remove(file)
+        try? StoreFile.remove(file)
         continue
       }
       records.append((record.key, response))
@@ -108,11 +108,11 @@ extension HTTPCache {
 
   static func writeRecord(_ response: CachedResponse, forKey key: String, in directory: URL) {
     guard let data = try? JSONEncoder().encode(CacheRecord(key: key, response: response)) else { return }
-    try? DurableFile.createDirectory(directory)
-    try? DurableFile.write(data, to: directory.appendingPathComponent(CacheRecord.fileName(forKey: key)))
+    try? StoreFile.createDirectory(directory)
+    try? StoreFile.write(data, to: directory.appendingPathComponent(CacheRecord.fileName(forKey: key)))
   }
 
   static func deleteRecord(forKey key: String, in directory: URL) {
-    try? DurableFile.remove(directory.appendingPathComponent(CacheRecord.fileName(forKey: key)))
+    try? StoreFile.remove(directory.appendingPathComponent(CacheRecord.fileName(forKey: key)))
   }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTPTypes
 @_spi(Malibu) import MalibuCore
+import MalibuTransport
 
 /// A private HTTP cache (RFC 9111) of `200 OK` responses to `GET`, used by ``CacheMiddleware``: in memory, and
 /// optionally written through to a directory so that it survives a restart.
@@ -204,7 +205,7 @@ public final class HTTPCache: Sendable {
   }
 
   private func digest(_ text: String) -> String {
-    SHA256.hex(salt + Array(text.utf8))
+    SHA256Digest.hex(salt + Array(text.utf8))
   }
 
   static func randomSalt() -> [UInt8] {

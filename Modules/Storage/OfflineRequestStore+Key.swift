@@ -30,7 +30,7 @@ extension OfflineRequestStore {
         var generator = SystemRandomNumberGenerator()
         for index in key.indices { key[index] = generator.next() }
         // Another process may create it at the same moment: the first file wins and both read it.
-        if try DurableFile.create(Data(key), at: file) { return (key, problem) }
+        if try StoreFile.create(Data(key), at: file) { return (key, problem) }
       case .failure(let error):
         problem = setAside(Self.keyFileName, error: error)
         guard problem?.movedTo != nil else { throw error }
@@ -51,7 +51,7 @@ extension OfflineRequestStore {
         StorageError(code: .untrustedEntry, message: "the store key file cannot be used: \(error)")
       )
     }
-    defer { DurableFile.closeDescriptor(descriptor) }  // `close` alone is the store's own method here
+    defer { StoreFile.closeDescriptor(descriptor) }  // `close` alone is the store's own method here
     guard status.st_uid == geteuid(), status.st_mode & 0o077 == 0, status.st_size == Self.keyLength else {
       return .failure(
         StorageError(

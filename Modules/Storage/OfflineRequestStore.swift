@@ -145,7 +145,7 @@ public final class OfflineRequestStore: Sendable {
       if !state.scanned { try scan(&state) }
       let name = request.fileName
       let file = directory.appendingPathComponent(name)
-      if let stamp = DurableFile.stamp(of: file) {
+      if let stamp = StoreFile.stamp(of: file) {
         if let cached = state.index[name], cached.stamp == stamp {
           if cached.entry.key == request.key { return cached.entry }
         } else {
@@ -202,7 +202,7 @@ public final class OfflineRequestStore: Sendable {
     try locked { state throws(StorageError) in
       try claim(&state)
       state.index[request.fileName] = nil
-      try DurableFile.remove(directory.appendingPathComponent(request.fileName))
+      try StoreFile.remove(directory.appendingPathComponent(request.fileName))
     }
   }
 
@@ -213,7 +213,7 @@ public final class OfflineRequestStore: Sendable {
       let owner = try claim(&state)
       state.index = [:]
       for name in try entryNames() where name.hasSuffix(".json") || isStaleTemporary(name, owner: owner) {
-        try DurableFile.remove(directory.appendingPathComponent(name))
+        try StoreFile.remove(directory.appendingPathComponent(name))
       }
     }
   }
@@ -250,7 +250,7 @@ public final class OfflineRequestStore: Sendable {
   @discardableResult
   private func claim(_ state: inout State) throws(StorageError) -> DirectoryLock {
     if let owner = state.owner { return owner }
-    try DurableFile.createDirectory(directory)
+    try StoreFile.createDirectory(directory)
     let owner = try DirectoryLock.acquire(in: directory)
     state.owner = owner
     return owner
@@ -259,14 +259,14 @@ public final class OfflineRequestStore: Sendable {
   /// Whether `name` is a temporary file no live writer can still be writing: one this process named, or one last
   /// written before this instance took the directory's lock.
   private func isStaleTemporary(_ name: String, owner: DirectoryLock) -> Bool {
-    guard name.hasPrefix(DurableFile.temporaryPrefix) else { return false }
-    if name.hasPrefix(DurableFile.processTemporaryPrefix) { return true }
-    guard let stamp = DurableFile.stamp(atPath: directory.path + "/" + name) else { return false }
+    guard name.hasPrefix(StoreFile.temporaryPrefix) else { return false }
+    if name.hasPrefix(StoreFile.processTemporaryPrefix) { return true }
+    guard let stamp = StoreFile.stamp(atPath: directory.path + "/" + name) else { return false }
     return owner.predates(stamp)
   }
 
   private func entryNames() throws(StorageError) -> [String] {
-    try DurableFile.names(in: directory) ?? []
+    try StoreFile.names(in: directory) ?? []
   }
 
   /// The store's key, read or created on first use; must run inside the lock.
@@ -286,13 +286,13 @@ public final class OfflineRequestStore: Sendable {
     var present = Set<String>()
     var read = Set<String>()
     for name in try entryNames() {
-      if name.hasPrefix(DurableFile.temporaryPrefix) {
+      if name.hasPrefix(StoreFile.temporaryPrefix) {
         // An interrupted write: never acknowledged, never an entry. Removed only when no live writer can own it.
-        if isStaleTemporary(name, owner: owner) { try? DurableFile.remove(directory.appendingPathComponent(name)) }
+        if isStaleTemporary(name, owner: owner) { try? StoreFile.remove(directory.appendingPathComponent(name)) }
         continue
       }
       guard name.hasSuffix(".json") else { continue }
-      guard let stamp = DurableFile.stamp(atPath: directoryPath + name) else { continue }
+      guard let stamp = StoreFile.stamp(atPath: directoryPath + name) else { continue }
       present.insert(name)
       if let cached = state.index[name], cached.stamp == stamp { continue }
       state.index[name] = try readEntry(name, state: &state)
@@ -331,7 +331,7 @@ public final class OfflineRequestStore: Sendable {
     let key = try key(&state)
     state.filesRead += 1
     do throws(StorageError) {
-      let (data, stamp) = try DurableFile.readRegularFile(
+      let (data, stamp) = try StoreFile.readRegularFile(
         directory.appendingPathComponent(name),
         limit: StoredRequest.maximumEntrySize
       )
@@ -346,9 +346,9 @@ public final class OfflineRequestStore: Sendable {
   private func write(_ entry: StoredRequest, state: inout State) throws(StorageError) {
     let name = entry.fileName
     let file = directory.appendingPathComponent(name)
-    try DurableFile.write(try entry.entryFile(key: try key(&state)), to: file)
+    try StoreFile.write(try entry.entryFile(key: try key(&state)), to: file)
     state.highestSequence = max(state.highestSequence, entry.sequence)
-    state.index[name] = DurableFile.stamp(of: file).map { Indexed(stamp: $0, entry: entry) }
+    state.index[name] = StoreFile.stamp(of: file).map { Indexed(stamp: $0, entry: entry) }
   }
 
   /// The entries in replay order: by sequence number, then file name (the name is the index's key, so no digest is
@@ -381,8 +381,8 @@ public final class OfflineRequestStore: Sendable {
       attempt += 1
     }
     do throws(StorageError) {
-      try DurableFile.createDirectory(corruptDirectory)
-      try DurableFile.move(directory.appendingPathComponent(name), to: destination)
+      try StoreFile.createDirectory(corruptDirectory)
+      try StoreFile.move(directory.appendingPathComponent(name), to: destination)
       return OfflineStoreProblem(
         fileName: name,
         code: error.code,

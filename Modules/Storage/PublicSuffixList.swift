@@ -48,7 +48,7 @@ struct PublicSuffixList: Sendable {
   /// `effective_tld_names.dat` is, is resolved first); `nil` when it is missing, unreadable or holds no rule.
   static func load(path: String) -> PublicSuffixList? {
     let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-    guard let (data, _) = try? DurableFile.readRegularFile(resolved, limit: maximumSize) else { return nil }
+    guard let (data, _) = try? StoreFile.readRegularFile(resolved, limit: maximumSize) else { return nil }
     let list = PublicSuffixList(text: String(decoding: data, as: UTF8.self))
     return list.count > 0 ? list : nil
   }

@@ -1,4 +1,5 @@
 import Foundation
+import MalibuTransport
 
 /// The bytes of one offline-store entry file, and the checks that turn untrusted bytes back into an entry.
 ///
@@ -19,7 +20,7 @@ extension StoredRequest {
     } catch {
       throw StorageError(code: .unsupportedRequest, message: "the entry cannot be encoded", underlyingError: error)
     }
-    let mac = SHA256.hexString(Self.entryMAC(key: key, name: fileName, json: json))
+    let mac = SHA256Digest.hexString(Self.entryMAC(key: key, name: fileName, json: json))
     var file = Data(Self.entryHeaderPrefix)
     file.append(contentsOf: Array(mac.utf8))
     file.append(0x0a)
@@ -105,7 +106,7 @@ extension StoredRequest {
     var message = Array(name.utf8)
     message.append(0x0a)
     message.append(contentsOf: json)
-    return SHA256.hmac(key: key, message)
+    return SHA256Digest.hmac(key: key, message)
   }
 
   private static func hexBytes(_ text: some Collection<UInt8>) -> [UInt8]? {

@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTPTypes
 public import MalibuCore
+import MalibuTransport
 
 /// A snapshot of a ``/MalibuCore/Request`` that can be written to disk and turned back into the same request.
 ///
@@ -117,7 +118,7 @@ public struct StoredRequest: Sendable, Hashable {
     canonical.append((try? encoder.encode(parameters.mapValues(ExactParameterValue.init))) ?? Data())
     canonical.append(contentsOf: Array("\nheaders:".utf8))
     canonical.append((try? encoder.encode(headers)) ?? Data())
-    return SHA256.hex(canonical)
+    return SHA256Digest.hex(canonical)
   }
 
   /// The entry's identity in the store: method, URL (``url`` when known, else ``resource``) and ``bodyDigest``.
@@ -128,6 +129,6 @@ public struct StoredRequest: Sendable, Hashable {
 
   /// The name of the entry's file: the SHA-256 of ``key`` plus `.json`.
   public var fileName: String {
-    SHA256.hex(Array(key.utf8)) + ".json"
+    SHA256Digest.hex(Array(key.utf8)) + ".json"
   }
 }

@@ -1,7 +1,6 @@
 #if Tracing
 public import HTTPTypes
-public import MalibuLogging
-import MalibuTransport
+public import MalibuTransport
 
 /// The error ``TracingMiddleware`` records on a span: the failure's type, code and description, with the request's
 /// secrets scrubbed, since a tracer exports what it is given (the caller still gets the original error).

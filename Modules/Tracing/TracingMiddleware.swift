@@ -2,7 +2,6 @@
 import Foundation
 public import HTTPTypes
 @_spi(Malibu) import MalibuCore
-public import MalibuLogging
 public import MalibuTransport
 public import Tracing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @_spi(Malibu) import MalibuCore
+import MalibuTransport
 import Testing
 
 @testable import MalibuStorage
@@ -144,6 +145,6 @@ import Testing
     ),
   ])
   func sha256MatchesTheStandardVectors(input: String, digest: String) {
-    #expect(SHA256.hex(Array(input.utf8)) == digest)
+    #expect(SHA256Digest.hex(Array(input.utf8)) == digest)
   }
 }

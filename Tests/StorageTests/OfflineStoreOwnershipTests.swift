@@ -106,7 +106,7 @@ import Testing
     let manager = FileManager.default
     let stale = directory.appendingPathComponent(".tmp-4242-left-by-a-crash")
     let fresh = directory.appendingPathComponent(".tmp-4243-still-being-written")
-    let own = directory.appendingPathComponent(DurableFile.processTemporaryPrefix + "interrupted")
+    let own = directory.appendingPathComponent(StoreFile.processTemporaryPrefix + "interrupted")
     for file in [stale, fresh, own] { #expect(manager.createFile(atPath: file.path, contents: Data("x".utf8))) }
     try manager.setAttributes([.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: stale.path)
     // Written after this instance takes the lock (by something that is not a store: no store could be writing).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @_spi(Malibu) import MalibuCore
+import MalibuTransport
 import Testing
 
 @testable import MalibuStorage
@@ -34,7 +35,7 @@ import Testing
   /// An entry file for `json` under `name`, signed with the store's own key as the store would sign it.
   static func signed(_ json: Data, name: String, in store: OfflineRequestStore) throws -> Data {
     let key = try [UInt8](Data(contentsOf: store.directory.appendingPathComponent(".key")))
-    let mac = SHA256.hexString(SHA256.hmac(key: key, Array(name.utf8) + [0x0a] + Array(json)))
+    let mac = SHA256Digest.hexString(SHA256Digest.hmac(key: key, Array(name.utf8) + [0x0a] + Array(json)))
     return Data("malibu-offline-entry hmac-sha256=\(mac)\n".utf8) + json
   }
 

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 
-@testable import MalibuLogging
+@testable import MalibuTransport
 
 /// The redactor over hostile queries, headers, URLs and bodies: a secret's value never survives, and everything
 /// else is kept as written.

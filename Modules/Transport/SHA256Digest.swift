@@ -1,5 +1,5 @@
 /// A small SHA-256 (FIPS 180-4), so that entry keys use a strong digest without a package dependency.
-struct SHA256 {
+package struct SHA256Digest {
   private static let roundConstants: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
     0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -18,7 +18,7 @@ struct SHA256 {
   private var totalLength: UInt64 = 0
 
   /// Feeds more bytes; whole 64-byte blocks of a contiguous buffer are compressed in place, without copying.
-  mutating func update(_ bytes: some Sequence<UInt8>) {
+  package mutating func update(_ bytes: some Sequence<UInt8>) {
     let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
       update(buffer: UnsafeRawBufferPointer(buffer))
     }
@@ -48,7 +48,7 @@ struct SHA256 {
   }
 
   /// The digest of everything fed so far.
-  consuming func finalize() -> [UInt8] {
+  package consuming func finalize() -> [UInt8] {
     let bitLength = totalLength &* 8
     var tail = pending
     tail.append(0x80)
@@ -68,32 +68,32 @@ struct SHA256 {
   }
 
   /// The digest of `bytes`.
-  static func digest(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-    var hasher = SHA256()
+  package static func digest(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    var hasher = SHA256Digest()
     hasher.update(bytes)
     return hasher.finalize()
   }
 
   /// The lower-case hexadecimal digest of `bytes`.
-  static func hex(_ bytes: some Sequence<UInt8>) -> String {
+  package static func hex(_ bytes: some Sequence<UInt8>) -> String {
     hexString(digest(bytes))
   }
 
   /// HMAC-SHA256 (RFC 2104) of `message` under `key`.
-  static func hmac(key: [UInt8], _ message: some Sequence<UInt8>) -> [UInt8] {
+  package static func hmac(key: [UInt8], _ message: some Sequence<UInt8>) -> [UInt8] {
     var block = key.count > 64 ? digest(key) : key
     block += [UInt8](repeating: 0, count: 64 - block.count)
-    var inner = SHA256()
+    var inner = SHA256Digest()
     inner.update(block.map { $0 ^ 0x36 })
     inner.update(message)
-    var outer = SHA256()
+    var outer = SHA256Digest()
     outer.update(block.map { $0 ^ 0x5c })
     outer.update(inner.finalize())
     return outer.finalize()
   }
 
   /// Lower-case hexadecimal text of bytes.
-  static func hexString(_ bytes: [UInt8]) -> String {
+  package static func hexString(_ bytes: [UInt8]) -> String {
     let hexDigits = Array("0123456789abcdef")
     var text = ""
     text.reserveCapacity(bytes.count * 2)

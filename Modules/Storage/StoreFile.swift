@@ -9,57 +9,24 @@ import Musl
 import Darwin
 #endif
 
-/// Crash-safe file operations: a file is either absent or complete, never torn.
-///
-/// A write goes to a temporary file (`.tmp-<process id>-<UUID>`) in the same directory, is flushed with `fsync`, renamed over
-/// the destination (atomic on POSIX file systems), and the directory is synced so the rename itself survives a
-/// power loss.
-enum DurableFile {
+/// The offline store's, the HTTP cache's and the cookie file's file operations, in ``StorageError``: the crash-safe
+/// writes of MalibuTransport's `DurableFile`, and the reads and removals that go with them.
+enum StoreFile {
   /// The prefix of temporary files; leftovers of an interrupted write are deleted when the directory is loaded.
-  static let temporaryPrefix = ".tmp-"
+  static var temporaryPrefix: String { DurableFile.temporaryPrefix }
 
   /// The prefix of the temporary files this process writes: `.tmp-<process id>-`.
-  static let processTemporaryPrefix = temporaryPrefix + "\(getpid())-"
+  static var processTemporaryPrefix: String { DurableFile.processTemporaryPrefix }
 
+  /// Writes `data` to `destination`, whole or not at all.
   static func write(_ data: Data, to destination: URL) throws(StorageError) {
-    let directory = destination.deletingLastPathComponent()
-    let temporary = try writeTemporary(data, in: directory)
-    guard rename(temporary.path, destination.path) == 0 else {
-      let code = errno
-      unlink(temporary.path)
-      throw failure("rename", destination, code)
-    }
-    try syncDirectory(directory)
+    do { try DurableFile.write(data, to: destination) } catch { throw failure(error) }
   }
 
-  /// Writes a file only if none exists under that name (`link` of a synced temporary file, so the file appears
-  /// whole or not at all).
+  /// Writes a file only if none exists under that name.
   /// - Returns: `false` when a file of that name already existed; it is left as it is.
   static func create(_ data: Data, at destination: URL) throws(StorageError) -> Bool {
-    let directory = destination.deletingLastPathComponent()
-    let temporary = try writeTemporary(data, in: directory)
-    defer { unlink(temporary.path) }
-    guard link(temporary.path, destination.path) == 0 else {
-      let code = errno
-      if code == EEXIST { return false }
-      throw failure("link", destination, code)
-    }
-    try syncDirectory(directory)
-    return true
-  }
-
-  private static func writeTemporary(_ data: Data, in directory: URL) throws(StorageError) -> URL {
-    let temporary = directory.appendingPathComponent(processTemporaryPrefix + UUID().uuidString)
-    let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw failure("create", temporary, errno) }
-    let writeErrno = writeAll(descriptor, data)
-    let syncErrno = writeErrno == 0 && fsync(descriptor) != 0 ? errno : 0
-    close(descriptor)
-    if writeErrno != 0 || syncErrno != 0 {
-      unlink(temporary.path)
-      throw failure(writeErrno != 0 ? "write" : "fsync", temporary, writeErrno != 0 ? writeErrno : syncErrno)
-    }
-    return temporary
+    do { return try DurableFile.create(data, at: destination) } catch { throw failure(error) }
   }
 
   static func remove(_ file: URL) throws(StorageError) {
@@ -77,26 +44,9 @@ enum DurableFile {
     try syncDirectory(file.deletingLastPathComponent())
   }
 
-  /// Creates a directory and any missing parents (mode `0700`), syncing each new directory and its parent so that
-  /// the creation itself survives a power loss, like the files written into it.
+  /// Creates a directory and any missing parents (mode `0700`), durably.
   static func createDirectory(_ directory: URL) throws(StorageError) {
-    var missing: [String] = []
-    var current = directory.path
-    var status = stat()
-    while !current.isEmpty, current != "/", lstat(current, &status) != 0 {
-      guard errno == ENOENT else { throw failure("stat", URL(fileURLWithPath: current), errno) }
-      missing.append(current)
-      current = (current as NSString).deletingLastPathComponent
-    }
-    for path in missing.reversed() {
-      if mkdir(path, 0o700) != 0 {
-        let code = errno
-        // Another thread or process created it in between: it still needs the syncs below.
-        guard code == EEXIST else { throw failure("create the directory", URL(fileURLWithPath: path), code) }
-      }
-      try syncDirectory(URL(fileURLWithPath: path, isDirectory: true))
-      try syncDirectory(URL(fileURLWithPath: (path as NSString).deletingLastPathComponent, isDirectory: true))
-    }
+    do { try DurableFile.createDirectory(directory) } catch { throw failure(error) }
   }
 
   /// The identity and version of a file as `lstat` sees it (a symbolic link is not followed), or `nil` when there
@@ -158,36 +108,11 @@ enum DurableFile {
   }
 
   static func syncDirectory(_ directory: URL) throws(StorageError) {
-    let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw failure("open", directory, errno) }
-    defer { close(descriptor) }
-    guard fsync(descriptor) == 0 else { throw failure("fsync", directory, errno) }
+    do { try DurableFile.syncDirectory(directory) } catch { throw failure(error) }
   }
 
-  private static func writeAll(_ descriptor: Int32, _ data: Data) -> Int32 {
-    data.withUnsafeBytes { raw -> Int32 in
-      guard let base = raw.baseAddress else { return 0 }
-      var offset = 0
-      while offset < raw.count {
-        let written = systemWrite(descriptor, base + offset, raw.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        offset += written
-      }
-      return 0
-    }
-  }
-
-  private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    return Musl.write(descriptor, bytes, count)
-    #else
-    return Darwin.write(descriptor, bytes, count)
-    #endif
+  private static func failure(_ failure: DurableFile.Failure) -> StorageError {
+    StorageError(code: .ioFailed, message: failure.description)
   }
 
   static func failure(_ operation: String, _ file: URL, _ code: Int32) -> StorageError {

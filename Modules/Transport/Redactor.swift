@@ -127,7 +127,7 @@ public struct Redactor: Sendable, Hashable {
 
   /// The secret values of a request, longest first: values of secret headers (and the credentials after an
   /// authorization scheme), values of secret query parameters (as written and decoded), user information.
-  func secretValues(of request: HTTPRequest) -> [String] {
+  package func secretValues(of request: HTTPRequest) -> [String] {
     var values: Set<String> = []
     for field in request.headerFields where isSecret(headerName: field.name.rawName) {
       values.insert(field.value)
