@@ -364,7 +364,7 @@ let package = Package(
       name: "MalibuIntegrationTests",
       dependencies: [
         "Malibu", "MalibuCurl", "MalibuURLSession", "MalibuTransport", "MalibuEncoding", "MalibuGzip", "MalibuCore",
-        "MalibuAuth", "MalibuStorage", "MalibuTestSupport", httpTypes,
+        "MalibuAuth", "MalibuStorage", "MalibuMocking", "MalibuTestSupport", httpTypes,
         // Integration/OpenAPI: the generated client through MalibuOpenAPI.
         "MalibuOpenAPI", "MalibuOpenAPIExampleClient",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

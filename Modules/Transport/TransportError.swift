@@ -70,6 +70,19 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     /// The code's name, as spelled in Swift.
     public var description: String { name }
+
+    /// Every code, for reading one back by its name (cassettes keep the codes of recorded failures).
+    package static let all: [Code] = [
+      .connectTimeout, .idleTimeout, .totalTimeout, .cancelled, .connectionRefused, .connectionReset, .dnsFailure, .tls,
+      .tooManyRedirects, .bodyTooLarge, .decodingFailed, .invalidRequest, .protocolError, .unsupportedOption,
+      .insecureScheme, .proxyAuthenticationFailed, .proxyFailed, .shutDown, .addressNotAllowed, .other,
+    ]
+
+    /// The code spelled `name` (its ``description``), or `nil` for none.
+    package init?(named name: String) {
+      guard let code = Self.all.first(where: { $0.name == name }) else { return nil }
+      self = code
+    }
   }
 
   /// What went wrong.
