@@ -228,7 +228,7 @@ bench-build: bench-setup
 # what it finds in $(FUZZ_SCRATCH)/work/<target>/corpus, and fails with the reproducer's path on any crash.
 FUZZ_PACKAGE       := Tools/Fuzz
 FUZZ_SCRATCH       := .build-fuzz
-FUZZ_TARGETS       ?= gzip json json-codable response-head media-type url-form multipart stored-request redactor
+FUZZ_TARGETS       ?= gzip json json-codable response-head media-type url-form multipart stored-request redactor cassette
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 

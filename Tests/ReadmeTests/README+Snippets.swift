@@ -548,9 +548,9 @@ func readmeLogging2() async throws {
   #sourceLocation()
 }
 
-/// Modules/Malibu/Docs.docc/Mocking.md:10, "Mocking".
+/// Modules/Malibu/Docs.docc/Mocking.md:11, "Mocking".
 func readmeMocking() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:11)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:12)
   let mockProvider = MockProvider<SharkywatersEndpoint>(delay: 0.05) { endpoint in
     switch endpoint {
     case .fetchBoards:
@@ -571,9 +571,9 @@ func readmeMocking() async throws {
   _ = (mockProvider, mocked, boards)
 }
 
-/// Modules/Malibu/Docs.docc/Mocking.md:35, "Mocking".
+/// Modules/Malibu/Docs.docc/Mocking.md:36, "Mocking".
 func readmeMocking2() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:38)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:39)
   let transport = MockTransport()
   transport.stub(.get, "/api/boards", headerFields: [.contentType: "application/json"], body: Data("[]".utf8))
   transport.stub(.get, "/api/boards/*", status: .notFound)
@@ -587,9 +587,9 @@ func readmeMocking2() async throws {
   _ = (transport, networking, boards)
 }
 
-/// Modules/Malibu/Docs.docc/Mocking.md:58, "Mock modes".
+/// Modules/Malibu/Docs.docc/Mocking.md:59, "Mock modes".
 func readmeMockModes() async throws {
-  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:59)
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:60)
   let previews = Networking<SharkywatersEndpoint>()
   previews.mockMode = .mocksOnly
   previews.register(mock: Mock(json: ["id": 1, "title": "Balsa Fish"]), for: .showBoard(id: 1))
@@ -602,6 +602,26 @@ func readmeMockModes() async throws {
   previews.unregisterMock(for: .showBoard(id: 1))
   #sourceLocation()
   _ = (previews, board)
+}
+
+/// Modules/Malibu/Docs.docc/Mocking.md:81, "Record and replay".
+func readmeRecordAndReplay() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:82)
+  let recording = CassetteTransport(recording: cassette, through: server)
+  let live = Networking<SharkywatersEndpoint>(transport: .custom(recording))
+  _ = try await live.request(.fetchBoards).validate().decode(using: [Board].self).value
+  #sourceLocation()
+  _ = (recording, live)
+}
+
+/// Modules/Malibu/Docs.docc/Mocking.md:89, "Record and replay".
+func readmeRecordAndReplay2() async throws {
+  #sourceLocation(file:"Modules/Malibu/Docs.docc/Mocking.md",line:92)
+  let replaying = Networking<SharkywatersEndpoint>(transport: .custom(CassetteTransport(replaying: cassette)))
+  let boards = try await replaying.request(.fetchBoards).validate().decode(using: [Board].self).value
+  #expect(boards.map(\.title) == ["Balsa Fish", "Wave Rider"])
+  #sourceLocation()
+  _ = (replaying, boards)
 }
 
 /// Modules/Malibu/Docs.docc/OfflineAndCaching.md:18, "Offline storage and replay".

@@ -52,3 +52,11 @@ let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.sharkywaters"
 func refreshAccessToken() async throws -> String {
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.refreshed"
 }
+
+/// The "Record and replay" article's `server`: the transport that reaches the server, here the fixtures' mock.
+var server: any Transport { ReadmeFixtures.current.transport }
+
+/// The "Record and replay" article's cassette directory: a fresh one for the process.
+let cassette = FileManager.default.temporaryDirectory.appendingPathComponent(
+  "malibu-readme-cassette-\(UUID().uuidString)"
+)

@@ -102,6 +102,24 @@ struct ReadmeTests {
     try await readmeMocking2()
   }
 
+  /// Record once against the fixtures' transport, stop it (every stub removed), and the replay still answers.
+  @Test func recordAndReplayExampleRuns() async throws {
+    let fixtures = ReadmeFixtures()
+    defer { try? FileManager.default.removeItem(at: cassette) }
+    try await ReadmeFixtures.$current.withValue(fixtures) {
+      try await readmeRecordAndReplay()
+      #expect(fixtures.transport.recordedRequests.map(\.path) == ["/api/boards"])
+      fixtures.transport.reset()
+      try await readmeRecordAndReplay2()
+      #expect(fixtures.transport.recordedRequests.isEmpty)
+    }
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: cassette.path).sorted() == [
+        "0001-GET-api-boards.body", "0001-GET-api-boards.json",
+      ]
+    )
+  }
+
   /// The scripted notification feed: a drop, a reconnection, then 204 (its `#expect` is in the README).
   @Test(.timeLimit(.minutes(1))) func scriptedEventStreamExampleRuns() async throws {
     try await readmeServerSentEvents3()

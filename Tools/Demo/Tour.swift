@@ -28,6 +28,7 @@ struct Tour {
     Step(title: "ETag revalidation", run: ETagStep.run),
     Step(title: "HTTPS only", run: InsecureHTTPStep.run),
     Step(title: "Typed requests, a lossy list and GraphQL", run: TypedRequestStep.run),
+    Step(title: "Record and replay", run: CassetteStep.run),
   ]
 
   let options: DemoOptions

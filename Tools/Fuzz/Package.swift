@@ -38,7 +38,7 @@ let package = Package(
         "CFuzzer",
         malibu("MalibuCore"), malibu("MalibuEncoding"), malibu("MalibuValidation"), malibu("MalibuSerialization"),
         malibu("MalibuGzip"), malibu("MalibuCurl"), malibu("MalibuLogging"), malibu("MalibuStorage"),
-        malibu("MalibuJSON"),
+        malibu("MalibuJSON"), malibu("MalibuTransport"), malibu("MalibuMocking"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
       path: "Sources/MalibuFuzz"

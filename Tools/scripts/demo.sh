@@ -128,3 +128,7 @@ surf -a surfer:wave "$base/basic-auth/surfer/wave"
 surf --session beach "$base/cookies/set?flavour=mango" --print=h
 surf --session beach "$base/cookies"
 surf --download "$base/range/102400?duration=2&chunk_size=2048" --output board.bin
+surf --record cassette "$base/get" board==balsa --print=h
+echo "\$ ls cassette && cat cassette/0001-GET-get.json"
+ls "$run_dir/cassette" && cat "$run_dir/cassette/0001-GET-get.json"
+surf --replay cassette "$base/get" board==balsa --print=h

@@ -189,3 +189,20 @@ codable_seeds = {
 }
 for name, doc in codable_seeds.items():
     write("json-codable", name, doc)
+
+# cassette: one entry file as CassetteTransport writes it: a response with a body file and chunks, and a failure.
+digest = hashlib.sha256(b"hello").hexdigest()
+response_entry = {
+    "format": 1,
+    "request": {"method": "GET", "url": "http://127.0.0.1:8080/users?page=1", "headers": [{"name": "Accept", "value": "*/*"}],
+                "body": {"size": 2, "sha256": digest, "text": "{}"}},
+    "response": {"status": 200, "reason": "OK", "url": "http://127.0.0.1:8080/users?page=1",
+                 "headers": [{"name": "Content-Type", "value": "application/json"}],
+                 "body": {"file": "0001-GET-fuzz.body", "size": 5, "sha256": digest},
+                 "chunks": [{"size": 2, "milliseconds": 0}, {"size": 3, "milliseconds": 40}]},
+}
+write("cassette", "response", json.dumps(response_entry, indent=2, sort_keys=True).encode())
+write("cassette", "failure", json.dumps({"format": 1, "request": {"method": "POST", "url": "http://127.0.0.1/a", "headers": []},
+                                         "failure": {"code": "connectionReset", "message": "reset"}}).encode())
+write("cassette", "traversal", json.dumps(dict(response_entry, response=dict(response_entry["response"],
+                                              body={"file": "../../etc/passwd", "size": 5, "sha256": digest}))).encode())

@@ -102,6 +102,10 @@ struct Send: AsyncParsableCommand {
   var storeIfUnreachable = false
   @Flag(help: "Connect only to public internet addresses (no loopback, private or link-local), redirects included.")
   var publicOnly = false
+  @Option(help: "Send the request and add the exchange to the cassette in this directory.")
+  var record: String?
+  @Option(help: "Answer from the cassette in this directory, never touching the network.")
+  var replay: String?
   @Flag(help: "Never read standard input as the body.")
   var ignoreStdin = false
   @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives; server-sent events one by one.")
@@ -139,6 +143,8 @@ struct Send: AsyncParsableCommand {
       options.offline = offline
       options.storeIfUnreachable = storeIfUnreachable
       options.publicOnly = publicOnly
+      options.record = record
+      options.replay = replay
       options.ignoreStandardInput = ignoreStdin
       options.stream = stream
       options.meta = meta

@@ -71,6 +71,11 @@ public struct SurfOptions: Sendable {
   public var storeIfUnreachable = false
   /// `--public-only`: connect only to public internet addresses (`ConnectionPolicy.publicInternetOnly`).
   public var publicOnly = false
+  /// `--record DIR`: send the request and add the exchange to the cassette in `DIR` (`CassetteTransport`, appending),
+  /// so that a test suite can replay it.
+  public var record: String?
+  /// `--replay DIR`: answer from the cassette in `DIR`, never touching the network.
+  public var replay: String?
   /// `--ignore-stdin`.
   public var ignoreStandardInput = false
   /// `--stream`: print the body as it arrives, a `text/event-stream` event by event (see `Surf.stream`).
@@ -232,6 +237,7 @@ public struct Surf: Sendable {
     default: throw SurfError.usage("--transport: '\(options.transport)' is not curl or urlsession")
     }
     if let override { transport = override }
+    transport = try Self.cassette(around: transport, options: options)
     let networking = Networking<SurfEndpoint>(
       sessionConfiguration: .ephemeral,
       transport: transport,
@@ -635,5 +641,30 @@ public struct Surf: Sendable {
     }
     if error is CancellationError { return SurfError(status: .interrupted, message: "interrupted") }
     return SurfError(status: .error, message: "\(error)", underlyingError: error)
+  }
+}
+
+extension Surf {
+  /// The transport of `--record DIR` (the real one, recording into `DIR`) or `--replay DIR` (the cassette alone), or
+  /// `transport` as it is.
+  static func cassette(around transport: TransportKind, options: SurfOptions) throws(SurfError) -> TransportKind {
+    switch (options.record, options.replay) {
+    case (nil, nil):
+      return transport
+    case (_?, _?):
+      throw SurfError.usage("--record and --replay cannot be used together")
+    case (nil, let directory?):
+      return .custom(CassetteTransport(replaying: URL(fileURLWithPath: directory)))
+    case (let directory?, nil):
+      let real: any Transport
+      switch transport {
+      #if canImport(MalibuCurl)
+      case .curl: real = CurlTransport.shared
+      #endif
+      case .urlSession: real = URLSessionTransport()
+      case .custom(let custom): real = custom
+      }
+      return .custom(CassetteTransport(recording: URL(fileURLWithPath: directory), through: real, mode: .appending))
+    }
   }
 }

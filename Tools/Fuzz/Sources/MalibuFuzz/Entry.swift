@@ -12,6 +12,7 @@ let targets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
   "multipart": MultipartTarget.run,
   "stored-request": StoredRequestTarget.run,
   "redactor": RedactorTarget.run,
+  "cassette": CassetteTarget.run,
 ]
 
 /// The target named by MALIBU_FUZZ_TARGET, looked up once.
