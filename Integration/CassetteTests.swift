@@ -156,6 +156,10 @@ struct CassetteTests {
     )
     for try await chunk in replayedStream.body { replayedChunks.append(chunk) }
     #expect(replayedChunks == chunks)
+    // Its timing, as the transport measured it, comes back as the response's metrics.
+    let timing = try #require(try CassetteTransport(replaying: streamed).recordings().first?.recording.response?.timing)
+    #expect(timing.firstByte != nil && timing.total != nil)
+    #expect(replayedStream.metrics?.firstByte == timing.firstByte.map { .milliseconds($0) })
 
     // No secret in any file of the cassettes.
     for directory in [first, streamed] {

@@ -80,6 +80,11 @@ extension CassetteRecording {
         )
       }
     }
+    if let timing = response.timing {
+      for value in [timing.firstByte, timing.total].compactMap(\.self) where !(0...86_400_000).contains(value) {
+        throw malformed("a timing of \(value) ms is out of range")
+      }
+    }
     if let chunks = response.chunks {
       var total = 0
       var last = 0

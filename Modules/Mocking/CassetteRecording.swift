@@ -62,6 +62,9 @@ public struct CassetteRecording: Codable, Sendable, Hashable {
     public var chunks: [Chunk]?
     /// The error that ended the body after its recorded bytes, if one did.
     public var failure: Failure?
+    /// The transfer's timing as the recording transport measured it: recorded only when
+    /// ``CassetteTransport/Options/recordsTiming`` is on, and replayed as the response's metrics.
+    public var timing: Timing?
 
     /// Creates a recorded response.
     /// - Parameters:
@@ -72,6 +75,7 @@ public struct CassetteRecording: Codable, Sendable, Hashable {
     ///   - body: The body's file.
     ///   - chunks: The chunks with their timing.
     ///   - failure: The error that ended the body.
+    ///   - timing: The transfer's timing.
     public init(
       status: Int,
       reason: String,
@@ -79,7 +83,8 @@ public struct CassetteRecording: Codable, Sendable, Hashable {
       headers: [CassetteHeader],
       body: BodyFile? = nil,
       chunks: [Chunk]? = nil,
-      failure: Failure? = nil
+      failure: Failure? = nil,
+      timing: Timing? = nil
     ) {
       self.status = status
       self.reason = reason
@@ -88,6 +93,24 @@ public struct CassetteRecording: Codable, Sendable, Hashable {
       self.body = body
       self.chunks = chunks
       self.failure = failure
+      self.timing = timing
+    }
+  }
+
+  /// A transfer's timing, in milliseconds from its start.
+  public struct Timing: Codable, Sendable, Hashable {
+    /// When the response head's first byte arrived.
+    public var firstByte: Int?
+    /// When the transfer ended.
+    public var total: Int?
+
+    /// Creates a timing.
+    /// - Parameters:
+    ///   - firstByte: The first byte's time.
+    ///   - total: The end's time.
+    public init(firstByte: Int?, total: Int?) {
+      self.firstByte = firstByte
+      self.total = total
     }
   }
 

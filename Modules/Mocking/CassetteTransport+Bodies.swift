@@ -14,10 +14,11 @@ struct RecordingBody: AsyncSequence, Sendable, TransferMeasured {
   var metrics: TransferMetrics? { body.metrics }
 
   func makeAsyncIterator() -> Iterator {
-    Iterator(inner: body.makeAsyncIterator(), entry: entry)
+    Iterator(body: body, inner: body.makeAsyncIterator(), entry: entry)
   }
 
   struct Iterator: AsyncIteratorProtocol {
+    let body: ResponseBody
     var inner: ResponseBody.Iterator
     let entry: ExchangeRecorder
 
@@ -27,12 +28,12 @@ struct RecordingBody: AsyncSequence, Sendable, TransferMeasured {
         chunk = try await inner.next()
       } catch {
         // What arrived is recorded, with the error unless the reader stopped; the reader gets the transfer's error.
-        try? entry.finish(failure: Self.isStop(error) ? nil : error)
+        try? entry.finish(failure: Self.isStop(error) ? nil : error, metrics: nil)
         throw error
       }
       guard let chunk else {
         do {
-          try entry.finish(failure: nil)
+          try entry.finish(failure: nil, metrics: body.metrics)
         } catch {
           throw TransportError(code: .other, message: error.message, underlyingError: error)
         }
@@ -64,6 +65,7 @@ final class ExchangeRecorder: Sendable {
   private let secrets: [String]
   private let redaction: CassetteRedaction
   private let options: CassetteTransport.Options
+  private let headMetrics: TransferMetrics?
   private let start = ContinuousClock.now
   private let gathered = Locked(Gathered())
 
@@ -80,6 +82,7 @@ final class ExchangeRecorder: Sendable {
     self.name = name
     self.request = request
     self.head = response.head
+    self.headMetrics = response.metrics
     self.url = response.url.map {
       redaction.scrub(redaction.redactor.redactedURL(of: HTTPRequest(method: .get, url: $0)), secrets)
     }
@@ -101,7 +104,7 @@ final class ExchangeRecorder: Sendable {
   }
 
   /// Writes the entry, once.
-  func finish(failure: (any Error)?) throws(CassetteError) {
+  func finish(failure: (any Error)?, metrics: TransferMetrics?) throws(CassetteError) {
     let taken: Gathered? = gathered.withLock { gathered in
       guard !gathered.written else { return nil }
       gathered.written = true
@@ -139,9 +142,18 @@ final class ExchangeRecorder: Sendable {
       chunks: chunks,
       failure: transportError.map {
         CassetteRecording.Failure(code: $0.code.description, message: redaction.scrub($0.message, secrets))
-      }
+      },
+      timing: options.recordsTiming ? Self.timing(metrics ?? headMetrics) : nil
     )
     try directory.write(CassetteRecording(request: request, response: response), named: name, body: body)
+  }
+
+  private static func timing(_ metrics: TransferMetrics?) -> CassetteRecording.Timing? {
+    guard let metrics, metrics.firstByte != nil || metrics.total != nil else { return nil }
+    func milliseconds(_ duration: Duration?) -> Int? {
+      duration.map { Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000) }
+    }
+    return CassetteRecording.Timing(firstByte: milliseconds(metrics.firstByte), total: milliseconds(metrics.total))
   }
 
   private static func prettyPrinted(_ body: Data, contentType: String?) -> Data? {

@@ -53,8 +53,9 @@ public final class CassetteTransport: Transport {
     public var ignoredHeaderNames: Set<String>
     /// The largest response body a cassette records or replays; 256 MiB by default.
     public var maximumBodySize: Int
-    /// Whether each chunk of a body is recorded with its arrival time, so that a stream replays as it came. Off by
-    /// default: chunking and timing change from run to run, and a cassette without them is byte-identical.
+    /// Whether each chunk of a body is recorded with its arrival time, so that a stream replays as it came, and the
+    /// transfer's first-byte and total times, replayed as the response's metrics. Off by default: chunking and
+    /// timing change from run to run, and a cassette without them is byte-identical.
     public var recordsTiming: Bool
     /// Whether recorded chunks are replayed at their recorded pace (on) or at once (off, the default).
     public var replaysAtRecordedPace: Bool
@@ -275,8 +276,11 @@ public final class CassetteTransport: Transport {
     let head = HTTPResponse(status: .init(code: response.status, reasonPhrase: response.reason), headerFields: fields)
     let url = response.url == sent.url ? request.url : response.url.flatMap(URL.init(string:)) ?? request.url
     let failure = response.failure.map(Self.transportError)
+    let metrics = response.timing.map {
+      TransferMetrics(firstByte: $0.firstByte.map { .milliseconds($0) }, total: $0.total.map { .milliseconds($0) })
+    }
     guard response.chunks != nil || failure != nil else {
-      return TransportResponse(head: head, url: url, body: ResponseBody(data: data))
+      return TransportResponse(head: head, url: url, body: ResponseBody(data: data), metrics: metrics)
     }
     let chunks = ReplayedChunks(
       data: data,
@@ -284,7 +288,12 @@ public final class CassetteTransport: Transport {
       paced: options.replaysAtRecordedPace,
       failure: failure
     )
-    return TransportResponse(head: head, url: url, body: ResponseBody(chunks: chunks, expectedLength: data.count))
+    return TransportResponse(
+      head: head,
+      url: url,
+      body: ResponseBody(chunks: chunks, expectedLength: data.count),
+      metrics: metrics
+    )
   }
 
   static func transportError(_ failure: CassetteRecording.Failure) -> TransportError {
