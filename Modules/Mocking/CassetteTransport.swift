@@ -160,7 +160,7 @@ public final class CassetteTransport: Transport {
   /// - Parameters:
   ///   - request: The request head.
   ///   - body: The request body, if any; it is read whole, to be digested and redacted.
-  ///   - options: Passed to the recording transport; a replay uses none of them.
+  ///   - transferOptions: Passed to the recording transport; a replay uses none of them.
   /// - Returns: The recorded or real response.
   /// - Throws: `TransportError`: the recorded failure, the real transport's error, or code `other` with a
   ///   ``CassetteError`` as its `underlyingError`.

@@ -251,6 +251,28 @@ struct CassetteTransportTests {
     }
   }
 
+  @Test("JSON bodies are pretty-printed only when asked, and `.appending` adds to what the cassette has")
+  func prettyPrintingAndAppending() async throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let plain = CassetteTransport(recording: directory, through: Self.server())
+    _ = try await Self.collect(plain, makeRequest(.get, "/users"))
+    #expect(try Self.files(in: directory)["0001-GET-users.body"] == Data(#"[{"id":1,"name":"Ann"}]"#.utf8))
+
+    let pretty = CassetteTransport(
+      recording: directory,
+      through: Self.server(),
+      mode: .appending,
+      options: .init(prettyPrintsJSON: true)
+    )
+    _ = try await Self.collect(pretty, makeRequest(.get, "/users"))
+    let body = try #require(try Self.files(in: directory)["0002-GET-users.body"])
+    #expect(String(decoding: body, as: UTF8.self).contains("\n"))
+    let users = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+    #expect(users.count == 1 && users[0]["name"] as? String == "Ann" && (users[0]["id"] as? NSNumber)?.intValue == 1)
+    #expect(try pretty.recordings().map(\.name) == ["0001-GET-users.json", "0002-GET-users.json"])
+  }
+
   @Test("a replay-only cassette with no directory fails clearly")
   func missingDirectory() async throws {
     let replay = CassetteTransport(replaying: URL(fileURLWithPath: "/nonexistent/cassette-\(UUID().uuidString)"))
