@@ -92,9 +92,7 @@ final class ExchangeRecorder: Sendable {
   }
 
   func append(_ chunk: Data) {
-    let elapsed = ContinuousClock.now - start
-    let milliseconds =
-      Int(elapsed.components.seconds) * 1000 + Int(elapsed.components.attoseconds / 1_000_000_000_000_000)
+    let milliseconds = (ContinuousClock.now - start).wholeMilliseconds
     gathered.withLock { gathered in
       gathered.body.append(chunk)
       if options.recordsTiming, !chunk.isEmpty {
@@ -150,15 +148,14 @@ final class ExchangeRecorder: Sendable {
 
   private static func timing(_ metrics: TransferMetrics?) -> CassetteRecording.Timing? {
     guard let metrics, metrics.firstByte != nil || metrics.total != nil else { return nil }
-    func milliseconds(_ duration: Duration?) -> Int? {
-      duration.map { Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000) }
-    }
-    return CassetteRecording.Timing(firstByte: milliseconds(metrics.firstByte), total: milliseconds(metrics.total))
+    return CassetteRecording.Timing(
+      firstByte: metrics.firstByte?.wholeMilliseconds,
+      total: metrics.total?.wholeMilliseconds
+    )
   }
 
   private static func prettyPrinted(_ body: Data, contentType: String?) -> Data? {
-    let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-    guard mediaType == "application/json" || mediaType.hasSuffix("+json"),
+    guard CassetteRedaction.isJSON(CassetteRedaction.mediaType(of: contentType)),
       let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
     else { return nil }
     return try? JSONSerialization.data(
@@ -208,5 +205,12 @@ struct ReplayedChunks: AsyncSequence, Sendable {
       }
       return sequence.data[lower..<(lower + chunk.size)]
     }
+  }
+}
+
+extension Duration {
+  /// The duration in whole milliseconds, as a cassette keeps times.
+  fileprivate var wholeMilliseconds: Int {
+    Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
   }
 }

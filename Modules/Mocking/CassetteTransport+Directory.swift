@@ -46,9 +46,7 @@ struct CassetteDirectory: Sendable {
       }
     }
     while slug.last == "-" { slug.removeLast() }
-    let padded =
-      String(number).count >= 4
-      ? String(number) : String(repeating: "0", count: 4 - String(number).count) + String(number)
+    let padded = String(format: "%04d", number)
     return "\(padded)-\(method)-\(slug.isEmpty ? "root" : String(slug.prefix(48))).json"
   }
 

@@ -36,9 +36,9 @@ struct CassetteRedaction: Sendable {
   /// as text, where no member name marks them.
   func secrets(ofBody body: Data?, contentType: String?) -> [String] {
     guard let body, !body.isEmpty else { return [] }
-    let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+    let mediaType = Self.mediaType(of: contentType)
     var values: [String] = []
-    if mediaType == "application/json" || mediaType.hasSuffix("+json"),
+    if Self.isJSON(mediaType),
       let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
     {
       func collect(_ value: Any, secret: Bool) {
@@ -112,8 +112,8 @@ struct CassetteRedaction: Sendable {
   /// then every secret value of the request wherever it appears. A body with no secret is kept byte for byte.
   func redacted(_ body: Data, contentType: String?, secrets: [String]) -> Data {
     var body = body
-    let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-    if mediaType == "application/json" || mediaType.hasSuffix("+json"), hasSecretMember(body),
+    let mediaType = Self.mediaType(of: contentType)
+    if Self.isJSON(mediaType), hasSecretMember(body),
       let text = redactor.redact(json: body)
     {
       body = Data(text.utf8)
@@ -122,7 +122,7 @@ struct CassetteRedaction: Sendable {
       if redacted != text { body = Data(redacted.utf8) }
     }
     for secret in secrets {
-      body = Self.replacing(Data(secret.utf8), with: Data(Redactor.placeholder.utf8), in: body)
+      body = body.replacing(Data(secret.utf8), with: Data(Redactor.placeholder.utf8))
     }
     return body
   }
@@ -139,18 +139,13 @@ struct CassetteRedaction: Sendable {
     return search(object)
   }
 
-  private static func replacing(_ target: Data, with replacement: Data, in data: Data) -> Data {
-    guard !target.isEmpty, var found = data.range(of: target) else { return data }
-    var result = Data()
-    var start = data.startIndex
-    while true {
-      result.append(data[start..<found.lowerBound])
-      result.append(replacement)
-      start = found.upperBound
-      guard let next = data.range(of: target, in: start..<data.endIndex) else { break }
-      found = next
-    }
-    result.append(data[start...])
-    return result
+  /// A `Content-Type`'s media type, lowercased, without parameters; empty for none.
+  static func mediaType(of contentType: String?) -> String {
+    contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+  }
+
+  /// Whether a media type is JSON: `application/json` or `*/*+json`.
+  static func isJSON(_ mediaType: String) -> Bool {
+    mediaType == "application/json" || mediaType.hasSuffix("+json")
   }
 }

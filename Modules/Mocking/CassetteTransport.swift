@@ -182,9 +182,9 @@ public final class CassetteTransport: Transport {
     let sent = redaction.request(request, body: bytes, secrets: secrets)
     do {
       guard let recorder else {
-        return try replay(try claim(sent, mustExist: true).orUnmatched(), to: request, sent: sent)
+        return try replay(try claim(sent, mustExist: true).get(), to: request, sent: sent)
       }
-      if recordMode == .missing, let entry = try claim(sent, mustExist: false).entry {
+      if recordMode == .missing, case .success(let entry) = try claim(sent, mustExist: false) {
         return try replay(entry, to: request, sent: sent)
       }
       let name = try reserveName(for: sent)
@@ -205,7 +205,10 @@ public final class CassetteTransport: Transport {
   // MARK: Replaying
 
   /// The first recording not yet replayed that matches `sent`, marked as replayed; or why there is none.
-  private func claim(_ sent: CassetteRequest, mustExist: Bool) throws(CassetteError) -> Claim {
+  private func claim(
+    _ sent: CassetteRequest,
+    mustExist: Bool
+  ) throws(CassetteError) -> Result<CassetteDirectory.Entry, CassetteError> {
     if state.withLock({ $0.entries == nil }) {
       let entries = try directory.entries(mustExist: mustExist)
       state.withLock { state in
@@ -218,19 +221,9 @@ public final class CassetteTransport: Transport {
       let matching = entries.filter { matcher(sent, $0.recording.request) }
       if let entry = matching.first(where: { !state.replayed.contains($0.number) }) {
         state.replayed.insert(entry.number)
-        return Claim(entry: entry, error: nil)
+        return .success(entry)
       }
-      return Claim(entry: nil, error: unmatched(sent, entries: entries, replayed: matching.count))
-    }
-  }
-
-  private struct Claim {
-    var entry: CassetteDirectory.Entry?
-    var error: CassetteError?
-
-    func orUnmatched() throws(CassetteError) -> CassetteDirectory.Entry {
-      guard let entry else { throw error ?? CassetteError(code: .unmatched, message: "no recording matches") }
-      return entry
+      return .failure(unmatched(sent, entries: entries, replayed: matching.count))
     }
   }
 
