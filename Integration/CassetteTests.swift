@@ -205,16 +205,6 @@ struct CassetteTests {
   }
 }
 
-/// The `NetworkError` a promise was rejected with.
-private func networkError<T: Sendable>(_ promise: Promise<T>) async -> NetworkError? {
-  do {
-    _ = try await promise.value
-    return nil
-  } catch {
-    return error as? NetworkError
-  }
-}
-
 extension HTTPRequest {
   /// The request with `query` as its URL's query.
   fileprivate func with(query: String) -> HTTPRequest {

@@ -202,13 +202,3 @@ private func waitUntil(_ what: String, sourceLocation: SourceLocation = #_source
   }
   Issue.record("\(what) never held", sourceLocation: sourceLocation)
 }
-
-/// The `NetworkError` a promise was rejected with.
-private func networkError<T: Sendable>(_ promise: Promise<T>) async -> NetworkError? {
-  do {
-    _ = try await promise.value
-    return nil
-  } catch {
-    return error as? NetworkError
-  }
-}

@@ -222,16 +222,6 @@ struct FacadeTypedRequestTests {
   }
 }
 
-/// The `NetworkError` a typed request's promise was rejected with, or `nil` when it succeeded or failed otherwise.
-private func networkError<T: Sendable>(_ promise: Promise<T>) async -> NetworkError? {
-  do {
-    _ = try await promise.value
-    return nil
-  } catch {
-    return error as? NetworkError
-  }
-}
-
 /// The GraphQL server's base URL, kept once it started (endpoint types read it statically).
 enum GraphQLServer {
   private static let base = Locked<String?>(nil)

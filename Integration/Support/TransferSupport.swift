@@ -108,3 +108,13 @@ struct CuttingTransport: Transport {
     }
   }
 }
+
+/// The `NetworkError` a promise was rejected with, or `nil` when it was fulfilled.
+func networkError<T: Sendable>(_ promise: Promise<T>) async -> NetworkError? {
+  do {
+    _ = try await promise.value
+    return nil
+  } catch {
+    return error as? NetworkError
+  }
+}
