@@ -273,6 +273,21 @@ struct CassetteTransportTests {
     #expect(try pretty.recordings().map(\.name) == ["0001-GET-users.json", "0002-GET-users.json"])
   }
 
+  @Test("a cassette that cannot be written fails the body's reader with the file system's error")
+  func unwritableCassette() async throws {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // A regular file where the cassette's directory should be.
+    let blocked = directory.appendingPathComponent("cassette")
+    try Data("not a directory".utf8).write(to: blocked)
+    let recording = CassetteTransport(recording: blocked, through: Self.server())
+    let error = await caughtError { _ = try await Self.collect(recording, makeRequest(.get, "/users")) }
+    let cassetteError = try #require((error as? TransportError)?.underlyingError as? CassetteError)
+    #expect(cassetteError.code == .ioFailed)
+    #expect(cassetteError.message.contains("the cassette cannot be written"))
+    #expect(try Data(contentsOf: blocked) == Data("not a directory".utf8))
+  }
+
   @Test("a replay-only cassette with no directory fails clearly")
   func missingDirectory() async throws {
     let replay = CassetteTransport(replaying: URL(fileURLWithPath: "/nonexistent/cassette-\(UUID().uuidString)"))
