@@ -94,9 +94,10 @@ endef
 SANITIZER_OPTIONS_thread  := TSAN_OPTIONS
 SANITIZER_OPTIONS_address := ASAN_OPTIONS
 
-## tsan: every unit and integration test under ThreadSanitizer (part of `make test`)
+## tsan: every unit and integration test under ThreadSanitizer (part of `make test`), with the runtime's one known
+## false positive suppressed by its top frame (Tools/sanitizers/tsan-suppressions.txt says why)
 tsan: setup setup-servers
-	$(call sanitized-suite,thread,$(TSAN_SCRATCH))
+	$(call sanitized-suite,thread,$(TSAN_SCRATCH),suppressions=$(abspath Tools/sanitizers/tsan-suppressions.txt))
 
 ## sanitize: every unit and integration test under AddressSanitizer (not part of `make test`): out-of-bounds
 ## accesses, use after free, double free. Leak detection is off: at exit LeakSanitizer lists what the test process
