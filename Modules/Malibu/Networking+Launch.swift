@@ -3,23 +3,11 @@ import MalibuPromises
 import MalibuTransport
 
 extension Networking {
-  /// Starts a piece of work (a request of any kind, a download, a stream, a replay): the one path every entry point
-  /// takes from its call to its promise.
-  ///
-  /// In order: a flight in ``flights`` (refused with `NetworkError` code `shutDown` once
-  /// ``shutdown(gracePeriod:)`` has begun, before anything else happens), a place in `queue`, then a task that runs
-  /// `work`, leaves the flights and only then settles `promise`, so that a caller it wakes never still counts it in
-  /// ``inFlight``. Cancelling `promise`, or ``cancelAllRequests()``, cancels the task.
-  ///
-  /// Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the work runs on the
-  /// calling thread until it first waits (for its slot, the middleware gate or the transport), which saves a thread
-  /// hop per request; elsewhere it starts as a plain `Task`. A caller running on the transport's own thread
-  /// (`Transport.taskExecutor`) keeps it for the work too.
+  /// Starts a piece of work (a request of any kind, a download, a stream, a replay) through ``launcher``: the one path
+  /// every entry point takes from its call to its promise (see ``NetworkingLauncher``).
   /// - Parameters:
-  ///   - promise: The promise `work`'s outcome settles (a stream resolves it itself, before its body is read, and
-  ///     keeps its flight until then).
-  ///   - queue: Where the work takes its turn; the mode's queue (``limiter``) when `nil`. `work` waits for the
-  ///     ticket itself, since some checks come before its turn.
+  ///   - promise: The promise `work`'s outcome settles.
+  ///   - queue: Where the work takes its turn; the mode's queue (`limiter`) when `nil`.
   ///   - rejection: The error `promise` is rejected with, from the one `work` threw.
   ///   - work: The work, given its ticket in `queue`.
   /// - Returns: `promise`.
@@ -30,16 +18,59 @@ extension Networking {
     rejecting rejection: @escaping @Sendable (any Error) -> any Error = NetworkError.rejection(for:),
     _ work: @escaping @Sendable (RequestLimiter.Ticket) async throws -> Value
   ) -> Promise<Value> {
+    launcher.launch(promise, queue: queue, rejecting: rejection, work)
+  }
+}
+
+/// Starts the work of one networking, and keeps it in the flights until it lands.
+///
+/// It is not generic over the endpoint type, so that a request's promise, of a concrete type, is settled by code
+/// specialized for it rather than by the promise library's generic entry points.
+struct NetworkingLauncher: Sendable {
+  /// The networking's unfinished work.
+  let flights: Locked<NetworkingFlights>
+  /// The mode's queue.
+  let limiter: RequestLimiter
+  /// The networking's transport, whose executor a caller on its thread keeps.
+  let transport: any Transport
+
+  /// Starts a piece of work (a request of any kind, a download, a stream, a replay): the one path every entry point
+  /// takes from its call to its promise.
+  ///
+  /// In order: a flight in `flights` (refused with `NetworkError` code `shutDown` once
+  /// `Networking.shutdown(gracePeriod:)` has begun, before anything else happens), a place in `queue`, then a task that runs
+  /// `work`, leaves the flights and only then settles `promise`, so that a caller it wakes never still counts it in
+  /// `Networking.inFlight`. Cancelling `promise`, or `Networking.cancelAllRequests()`, cancels the task.
+  ///
+  /// Where the runtime has `Task.immediate` (Linux, and Apple platforms from their 26 releases), the work runs on the
+  /// calling thread until it first waits (for its slot, the middleware gate or the transport), which saves a thread
+  /// hop per request; elsewhere it starts as a plain `Task`. A caller running on the transport's own thread
+  /// (`Transport.taskExecutor`) keeps it for the work too.
+  /// - Parameters:
+  ///   - promise: The promise `work`'s outcome settles (a stream resolves it itself, before its body is read, and
+  ///     keeps its flight until then).
+  ///   - queue: Where the work takes its turn; the mode's queue (`limiter`) when `nil`. `work` waits for the
+  ///     ticket itself, since some checks come before its turn.
+  ///   - rejection: The error `promise` is rejected with, from the one `work` threw.
+  ///   - work: The work, given its ticket in `queue`.
+  /// - Returns: `promise`.
+  @discardableResult @inline(__always)
+  func launch<Value: Sendable>(
+    _ promise: Promise<Value>,
+    queue: RequestLimiter?,
+    rejecting rejection: @escaping @Sendable (any Error) -> any Error,
+    _ work: @escaping @Sendable (RequestLimiter.Ticket) async throws -> Value
+  ) -> Promise<Value> {
     guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }
     let ticket = (queue ?? limiter).reserve()
     let executor = inheritedExecutor()
     let task: Task<Void, Never>
     if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-      task = Task.immediate(executorPreference: executor) { [self] in
+      task = Task.immediate(executorPreference: executor) {
         await run(work, ticket: ticket, settling: promise, flight: key, rejecting: rejection)
       }
     } else {
-      task = Task(executorPreference: executor) { [self] in
+      task = Task(executorPreference: executor) {
         await run(work, ticket: ticket, settling: promise, flight: key, rejecting: rejection)
       }
     }
@@ -52,7 +83,7 @@ extension Networking {
     _ work: @Sendable (RequestLimiter.Ticket) async throws -> Value,
     ticket: RequestLimiter.Ticket,
     settling promise: Promise<Value>,
-    flight key: Flights.Key,
+    flight key: NetworkingFlights.Key,
     rejecting rejection: (any Error) -> any Error
   ) async {
     let outcome: Result<Value, any Error>
@@ -78,7 +109,7 @@ extension Networking {
   }
 
   /// A slot in ``flights`` for new work, or `nil` once the networking is shutting down.
-  private func reserveFlight() -> Flights.Key? {
+  private func reserveFlight() -> NetworkingFlights.Key? {
     flights.withLock { $0.isShutDown ? nil : $0.reserve() }
   }
 
@@ -97,14 +128,14 @@ extension Networking {
   @inline(__always) private func track<Value: Sendable>(
     _ promise: Promise<Value>,
     task: Task<Void, Never>,
-    under key: Flights.Key
+    under key: NetworkingFlights.Key
   ) {
-    flights.withLock { $0.fill(key, with: Flight(promise: promise, task: task)) }
+    flights.withLock { $0.fill(key, with: NetworkingFlight(promise: promise, task: task)) }
     promise.onCancel { task.cancel() }
   }
 
   /// Lets go of the flight under `key`: the last step of its task.
-  private func land(_ key: Flights.Key) {
+  private func land(_ key: NetworkingFlights.Key) {
     flights.withLock { $0.remove(key) }
   }
 }
