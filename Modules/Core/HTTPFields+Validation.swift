@@ -10,8 +10,8 @@ extension HTTPFields {
   ///   only: the value, often a credential, is never quoted).
   public init(validating headers: [String: String]) throws(NetworkError) {
     self.init()
-    for name in headers.keys.sorted() {
-      try append(validating: headers[name]!, for: name)
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+      try append(validating: value, for: name)
     }
   }
 
@@ -35,11 +35,12 @@ extension HTTPFields {
     }
     // The message names the field, never its value: a refused value is typically a credential (a token read from a
     // file with its trailing newline), and error text ends up in logs.
-    if HTTPField.containsLineBreakOrNUL(value) {
-      throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' contains CR, LF or NUL")
-    }
+    // A valid value holds no CR, LF or NUL: the check that says so runs only for a value that is not valid.
     let trimmed = value.trimmingSpacesAndTabs()
     guard HTTPField.isValidValue(trimmed) else {
+      if HTTPField.containsLineBreakOrNUL(value) {
+        throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' contains CR, LF or NUL")
+      }
       throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' is not a valid field value")
     }
     return HTTPField(name: fieldName, value: trimmed)
@@ -68,11 +69,14 @@ extension HTTPField {
 }
 
 extension String {
+  /// The string without leading and trailing spaces and tabs; itself, with no copy, when it has none.
   fileprivate func trimmingSpacesAndTabs() -> String {
-    let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-    guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else {
+    let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+    guard let first = utf8.first, let last = utf8.last else { return self }
+    guard isBlank(first) || isBlank(last) else { return self }
+    guard let start = utf8.firstIndex(where: { !isBlank($0) }), let end = utf8.lastIndex(where: { !isBlank($0) }) else {
       return ""
     }
-    return String(self[first...last])
+    return String(self[start...end])
   }
 }

@@ -120,9 +120,14 @@ public struct PreparedRequest: Sendable {
   private static func merge(_ headers: [String: String], into fields: inout HTTPFields) throws(NetworkError) {
     guard !headers.isEmpty else { return }
     let validated = try HTTPFields(validating: headers)
-    var seen = Set<HTTPField.Name>()
-    for field in validated where seen.insert(field.name).inserted {
-      fields[values: field.name] = validated[values: field.name]
+    for (index, field) in validated.enumerated() {
+      // A name the dictionary spells twice (`Accept` and `accept`) was set whole at its first field.
+      if validated[..<index].contains(where: { $0.name == field.name }) { continue }
+      if fields[field.name] == nil, !validated[(index + 1)...].contains(where: { $0.name == field.name }) {
+        fields.append(field)  // a new name: appended, which is cheaper than setting its values
+      } else {
+        fields[values: field.name] = validated[values: field.name]
+      }
     }
   }
 

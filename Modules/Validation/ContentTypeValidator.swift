@@ -18,7 +18,10 @@ public import MalibuCore
 /// ```
 public struct ContentTypeValidator: Validating, CustomStringConvertible {
   private let expected: Result<MediaRanges, NetworkError>
-  private let summary: String
+  /// The expected types as given, joined only for ``description`` and error messages.
+  private let texts: [String]
+  /// Whether `texts` are a request's `Accept` values, where none (or blank ones) read as `*/*`.
+  private let readsBlankAsAny: Bool
 
   /// Creates a validator from expected content types, as written in an `Accept` header.
   ///
@@ -29,7 +32,8 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
   ///   entry may also be a comma-separated list.
   public init(_ contentTypes: some Sequence<String>) {
     let texts = Array(contentTypes)
-    summary = texts.joined(separator: ", ")
+    self.texts = texts
+    readsBlankAsAny = false
     expected = Result { () throws(NetworkError) in
       try MediaRanges(parsing: texts, allowEmpty: false, origin: "the expected content type")
     }
@@ -38,7 +42,8 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
   /// Creates a validator from parsed media ranges.
   /// - Parameter mediaTypes: The expected ranges; a range such as `*/json` is reported by ``validate(_:)``.
   public init(mediaTypes: [MediaType]) {
-    summary = mediaTypes.map(\.description).joined(separator: ", ")
+    texts = mediaTypes.map(\.description)
+    readsBlankAsAny = false
     expected = Result { () throws(NetworkError) in
       try MediaRanges(checking: mediaTypes, origin: "the expected content type")
     }
@@ -51,12 +56,12 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
   /// - Parameter request: The request as it was sent.
   public init(acceptHeaderOf request: HTTPRequest) {
     let values = request.headerFields[values: .accept]
+    texts = values
+    readsBlankAsAny = true
     guard !values.isEmpty else {
       expected = .success(.anyType)
-      summary = "*/*"
       return
     }
-    let text = values.joined(separator: ", ")
     expected = Result { () throws(NetworkError) in
       let ranges = try MediaRanges(parsing: values, allowEmpty: true, origin: "the request's Accept header")
       if ranges.ranges.isEmpty {
@@ -64,11 +69,14 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
       }
       return ranges
     }
-    summary = text.allSatisfy { $0 == " " || $0 == "," || $0 == "\t" } ? "*/*" : text
   }
 
   /// The expected content types, as given.
-  public var description: String { summary }
+  public var description: String {
+    let text = texts.joined(separator: ", ")
+    guard readsBlankAsAny, text.allSatisfy({ $0 == " " || $0 == "," || $0 == "\t" }) else { return text }
+    return "*/*"
+  }
 
   /// Checks the response's `Content-Type`.
   /// - Parameter response: The response to check.
@@ -114,7 +122,10 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
     }
   }
 
-  private var expectedText: String { summary.isEmpty ? "(none)" : summary }
+  private var expectedText: String {
+    let summary = description
+    return summary.isEmpty ? "(none)" : summary
+  }
 
   /// Whether a response carries content whose type is worth checking.
   ///

@@ -31,6 +31,29 @@ struct HeaderTests {
     }
   }
 
+  /// A line break or NUL is named as such; another control byte is an invalid value; neither message holds the value.
+  @Test func eachRefusalSaysWhy() {
+    let cases: [(String, String)] = [
+      ("token\r\n", "contains CR, LF or NUL"), ("bell\u{7}", "is not a valid field value"),
+    ]
+    for (value, reason) in cases {
+      #expect {
+        try HTTPFields(validating: ["X-Secret": value])
+      } throws: { error in
+        guard let error = error as? NetworkError else { return false }
+        return error.code == .invalidHeader && error.message.contains(reason) && !error.message.contains(value)
+      }
+    }
+  }
+
+  /// Spaces and tabs around a value go; a value of nothing else becomes empty; a value without any is kept whole.
+  @Test func blanksAroundAValueAreTrimmed() throws {
+    let fields = try HTTPFields(validating: ["X-A": " \t ", "X-B": "a b", "X-C": "\tcafé "])
+    #expect(fields[HTTPField.Name("X-A")!] == "")
+    #expect(fields[HTTPField.Name("X-B")!] == "a b")
+    #expect(fields[HTTPField.Name("X-C")!] == "café")
+  }
+
   @Test func setValidatingReplaces() throws {
     var fields = HTTPFields()
     try fields.set(validating: "1", for: "X-A")

@@ -60,6 +60,24 @@ import Testing
     #expect(multipart.head.headerFields[.contentType]?.hasPrefix("multipart/form-data; boundary=") == true)
   }
 
+  /// A layer that spells one name twice sets both values, once; a default field a layer replaces keeps its place,
+  /// and a new name comes after the defaults.
+  @Test func aNameSpelledTwiceAndAReplacedDefault() throws {
+    let prepared = try PreparedRequest(
+      .get("boards", headers: ["User-Agent": "mine", "X-New": "new"]),
+      baseUrl: base,
+      headerLayers: [["X-Twice": "upper", "x-twice": "lower"]]
+    )
+    let fields = prepared.head.headerFields
+    #expect(fields[values: HTTPField.Name("X-Twice")!].sorted() == ["lower", "upper"])
+    #expect(
+      fields.map(\.name).firstIndex(of: .userAgent) == DefaultHeaders.fields.map(\.name).firstIndex(of: .userAgent)
+    )
+    #expect(fields[.userAgent] == "mine")
+    #expect(fields.last?.name == HTTPField.Name("X-New")!)
+    #expect(fields.count == DefaultHeaders.fields.count + 3)
+  }
+
   @Test func queryParametersGoIntoTheURLAndLeaveNoBody() throws {
     let prepared = try PreparedRequest(.get("boards", parameters: ["page": 2, "q": "a b"]), baseUrl: base)
     #expect(prepared.head.path == "/api/boards?page=2&q=a%20b")
