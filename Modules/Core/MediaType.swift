@@ -23,9 +23,18 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
   ///   - subtype: The subtype.
   ///   - parameters: The parameters.
   public init(type: String, subtype: String, parameters: [String: String] = [:]) {
-    self.type = type.lowercased()
-    self.subtype = subtype.lowercased()
-    self.parameters = Dictionary(parameters.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+    self.init(
+      lowercasedType: type.lowercased(),
+      subtype: subtype.lowercased(),
+      parameters: Dictionary(parameters.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+    )
+  }
+
+  /// Creates a media type from parts that are lower-cased already (the scanner's).
+  fileprivate init(lowercasedType type: String, subtype: String, parameters: [String: String]) {
+    self.type = type
+    self.subtype = subtype
+    self.parameters = parameters
   }
 
   /// Parses `type/subtype` followed by any `; name=value` parameters (values may be quoted strings).
@@ -116,10 +125,10 @@ private struct MediaTypeScanner {
 
   mutating func mediaType() throws(NetworkError) -> MediaType {
     skipSpaces()
-    let type = token()
+    let type = lowercasedToken()
     guard !type.isEmpty else { throw failure("missing type") }
     guard take("/") else { throw failure("missing '/' after the type") }
-    let subtype = token()
+    let subtype = lowercasedToken()
     guard !subtype.isEmpty else { throw failure("missing subtype") }
     var parameters: [String: String] = [:]
     while true {
@@ -127,7 +136,7 @@ private struct MediaTypeScanner {
       guard take(";") else { break }
       skipSpaces()
       if isAtEnd || bytes[index] == UInt8(ascii: ",") { break }
-      let name = token().lowercased()
+      let name = lowercasedToken()
       guard !name.isEmpty else { throw failure("missing parameter name") }
       guard take("=") else { throw failure("missing '=' after parameter '\(name)'") }
       let value = try parameterValue()
@@ -136,7 +145,19 @@ private struct MediaTypeScanner {
       }
       if parameters[name] == nil { parameters[name] = value }
     }
-    return MediaType(type: type, subtype: subtype, parameters: parameters)
+    return MediaType(lowercasedType: type, subtype: subtype, parameters: parameters)
+  }
+
+  /// A token, lower-cased as it is read (tokens are ASCII).
+  private mutating func lowercasedToken() -> String {
+    let start = index
+    while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+    return String(unsafeUninitializedCapacity: index - start) { buffer in
+      for (offset, byte) in bytes[start..<index].enumerated() {
+        buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+      }
+      return index - start
+    }
   }
 
   private mutating func token() -> String {

@@ -119,14 +119,21 @@ public struct PreparedRequest: Sendable {
   /// Replaces the fields of `fields` named in `headers` (names compared without case).
   private static func merge(_ headers: [String: String], into fields: inout HTTPFields) throws(NetworkError) {
     guard !headers.isEmpty else { return }
-    let validated = try HTTPFields(validating: headers)
-    for (index, field) in validated.enumerated() {
-      // A name the dictionary spells twice (`Accept` and `accept`) was set whole at its first field.
-      if validated[..<index].contains(where: { $0.name == field.name }) { continue }
-      if fields[field.name] == nil, !validated[(index + 1)...].contains(where: { $0.name == field.name }) {
-        fields.append(field)  // a new name: appended, which is cheaper than setting its values
+    let layer = try HTTPFields(validating: headers)
+    for index in layer.indices {
+      let name = layer[index].name
+      // A name the dictionary spells twice (`Accept` and `accept`) is set whole, at its first field.
+      if layer[..<index].contains(where: { $0.name == name }) { continue }
+      if layer[(index + 1)...].contains(where: { $0.name == name }) {
+        fields[values: name] = layer[values: name]
+      } else if let lower = fields.firstIndex(where: { $0.name == name }) {
+        // In the place of the first field of a lower layer, whose other fields of that name go.
+        fields[lower] = layer[index]
+        if fields[(lower + 1)...].contains(where: { $0.name == name }) {
+          fields[values: name] = [layer[index].value]
+        }
       } else {
-        fields[values: field.name] = validated[values: field.name]
+        fields.append(layer[index])
       }
     }
   }
