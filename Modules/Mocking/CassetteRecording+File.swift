@@ -4,6 +4,8 @@ internal import MalibuTransport
 extension CassetteRecording {
   /// The largest entry file read: 1 MiB (a body is kept in a file of its own).
   static let largestEntry = 1 << 20
+  /// The latest time, in milliseconds from a transfer's start, that an entry may record (a day).
+  static let longestTime = 86_400_000
 
   /// Reads an entry file's bytes: checks that they are a cassette entry of this format, with a status, header fields,
   /// chunks and a body file that make sense. Every cassette file is untrusted input.
@@ -81,7 +83,7 @@ extension CassetteRecording {
       }
     }
     if let timing = response.timing {
-      for value in [timing.firstByte, timing.total].compactMap(\.self) where !(0...86_400_000).contains(value) {
+      for value in [timing.firstByte, timing.total].compactMap(\.self) where !(0...Self.longestTime).contains(value) {
         throw malformed("a timing of \(value) ms is out of range")
       }
     }
@@ -89,7 +91,7 @@ extension CassetteRecording {
       var total = 0
       var last = 0
       for chunk in chunks {
-        guard chunk.size > 0, chunk.milliseconds >= last, chunk.milliseconds <= 86_400_000 else {
+        guard chunk.size > 0, chunk.milliseconds >= last, chunk.milliseconds <= Self.longestTime else {
           throw malformed("a chunk has no bytes, or arrives before the one before it")
         }
         total += chunk.size

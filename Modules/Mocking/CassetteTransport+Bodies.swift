@@ -155,7 +155,7 @@ final class ExchangeRecorder: Sendable {
   }
 
   private static func prettyPrinted(_ body: Data, contentType: String?) -> Data? {
-    guard CassetteRedaction.isJSON(CassetteRedaction.mediaType(of: contentType)),
+    guard Redactor.isJSON(Redactor.mediaType(of: contentType)),
       let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
     else { return nil }
     return try? JSONSerialization.data(

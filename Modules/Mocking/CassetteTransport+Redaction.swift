@@ -36,9 +36,9 @@ struct CassetteRedaction: Sendable {
   /// as text, where no member name marks them.
   func secrets(ofBody body: Data?, contentType: String?) -> [String] {
     guard let body, !body.isEmpty else { return [] }
-    let mediaType = Self.mediaType(of: contentType)
+    let mediaType = Redactor.mediaType(of: contentType)
     var values: [String] = []
-    if Self.isJSON(mediaType),
+    if Redactor.isJSON(mediaType),
       let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
     {
       func collect(_ value: Any, secret: Bool) {
@@ -112,8 +112,8 @@ struct CassetteRedaction: Sendable {
   /// then every secret value of the request wherever it appears. A body with no secret is kept byte for byte.
   func redacted(_ body: Data, contentType: String?, secrets: [String]) -> Data {
     var body = body
-    let mediaType = Self.mediaType(of: contentType)
-    if Self.isJSON(mediaType), hasSecretMember(body),
+    let mediaType = Redactor.mediaType(of: contentType)
+    if Redactor.isJSON(mediaType), hasSecretMember(body),
       let text = redactor.redact(json: body)
     {
       body = Data(text.utf8)
@@ -137,15 +137,5 @@ struct CassetteRedaction: Sendable {
       return false
     }
     return search(object)
-  }
-
-  /// A `Content-Type`'s media type, lowercased, without parameters; empty for none.
-  static func mediaType(of contentType: String?) -> String {
-    contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-  }
-
-  /// Whether a media type is JSON: `application/json` or `*/*+json`.
-  static func isJSON(_ mediaType: String) -> Bool {
-    mediaType == "application/json" || mediaType.hasSuffix("+json")
   }
 }

@@ -18,12 +18,9 @@ extension Redactor {
     guard bodyPreviewLimit > 0, !body.isEmpty, body.count <= Self.largestInspectedBody, let contentType else {
       return nil
     }
-    let mediaType =
-      contentType.split(separator: ";", maxSplits: 1).first.map {
-        $0.trimmingCharacters(in: .whitespaces).lowercased()
-      } ?? ""
+    let mediaType = Self.mediaType(of: contentType)
     let text: String?
-    if mediaType == "application/json" || mediaType.hasSuffix("+json") {
+    if Self.isJSON(mediaType) {
       text = redact(json: body)
     } else if mediaType == "application/x-www-form-urlencoded" {
       text = String(data: body, encoding: .utf8).map { redact(query: $0) }
@@ -33,6 +30,16 @@ extension Redactor {
       text = nil
     }
     return text.map(truncated)
+  }
+
+  /// A `Content-Type`'s media type, lower-cased, without parameters; empty for none.
+  package static func mediaType(of contentType: String?) -> String {
+    contentType?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+  }
+
+  /// Whether a media type (as ``mediaType(of:)`` gives it) is JSON: `application/json` or `*/*+json`.
+  package static func isJSON(_ mediaType: String) -> Bool {
+    mediaType == "application/json" || mediaType.hasSuffix("+json")
   }
 
   /// A JSON document with the values of secret members replaced at any depth.
