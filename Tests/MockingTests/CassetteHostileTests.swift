@@ -106,6 +106,18 @@ struct CassetteHostileTests {
       code: .malformedEntry,
       message: "the chunks add up to 2 bytes, and the body has 5"
     ),
+    Case(
+      testDescription: "a timing before the transfer began",
+      entry: entry(path: "/bad", body: #""timing":{"firstByte":-5,"total":12}"#),
+      code: .malformedEntry,
+      message: "a timing of -5 ms is out of range"
+    ),
+    Case(
+      testDescription: "a timing of more than a day",
+      entry: entry(path: "/bad", body: #""timing":{"firstByte":3,"total":86400001}"#),
+      code: .malformedEntry,
+      message: "a timing of 86400001 ms is out of range"
+    ),
   ]
 
   @Test("a bad entry gives its clear error", arguments: badEntries)
