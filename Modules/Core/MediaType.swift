@@ -150,20 +150,24 @@ private struct MediaTypeScanner {
 
   /// A token, lower-cased as it is read (tokens are ASCII).
   private mutating func lowercasedToken() -> String {
-    let start = index
-    while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
-    return String(unsafeUninitializedCapacity: index - start) { buffer in
-      for (offset, byte) in bytes[start..<index].enumerated() {
+    let token = tokenBytes()
+    return String(unsafeUninitializedCapacity: token.count) { buffer in
+      for (offset, byte) in token.enumerated() {
         buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
       }
-      return index - start
+      return token.count
     }
   }
 
   private mutating func token() -> String {
+    String(decoding: tokenBytes(), as: UTF8.self)
+  }
+
+  /// The bytes of the token that starts here, passed over.
+  private mutating func tokenBytes() -> ArraySlice<UInt8> {
     let start = index
     while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
-    return String(decoding: bytes[start..<index], as: UTF8.self)
+    return bytes[start..<index]
   }
 
   private mutating func parameterValue() throws(NetworkError) -> String {
