@@ -41,7 +41,7 @@ extension Networking {
     resume: Bool = false,
     maxBytes: Int64? = nil
   ) -> Promise<DownloadedFile> {
-    launch { [self] ticket in
+    launcher.launch { [self] ticket in
       var sent: HTTPRequest?
       var source = endpoint.request
       do {

@@ -2,9 +2,7 @@ import Foundation
 import HTTPTypes
 @_spi(Malibu) import MalibuCore
 @_spi(Malibu) import MalibuLogging
-import MalibuMocking
 import MalibuPromises
-import MalibuSerialization
 import MalibuStorage
 import MalibuTransport
 

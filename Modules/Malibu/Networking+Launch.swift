@@ -2,26 +2,6 @@
 import MalibuPromises
 import MalibuTransport
 
-extension Networking {
-  /// Starts a piece of work (a request of any kind, a download, a stream, a replay) through ``launcher``: the one path
-  /// every entry point takes from its call to its promise (see ``NetworkingLauncher``).
-  /// - Parameters:
-  ///   - promise: The promise `work`'s outcome settles.
-  ///   - queue: Where the work takes its turn; the mode's queue (`limiter`) when `nil`.
-  ///   - rejection: The error `promise` is rejected with, from the one `work` threw.
-  ///   - work: The work, given its ticket in `queue`.
-  /// - Returns: `promise`.
-  @discardableResult @inline(__always)
-  func launch<Value: Sendable>(
-    _ promise: Promise<Value> = Promise(),
-    queue: RequestLimiter? = nil,
-    rejecting rejection: @escaping @Sendable (any Error) -> any Error = NetworkError.rejection(for:),
-    _ work: @escaping @Sendable (RequestLimiter.Ticket) async throws -> Value
-  ) -> Promise<Value> {
-    launcher.launch(promise, queue: queue, rejecting: rejection, work)
-  }
-}
-
 /// Starts the work of one networking, and keeps it in the flights until it lands.
 ///
 /// It is not generic over the endpoint type, so that a request's promise, of a concrete type, is settled by code
@@ -56,9 +36,9 @@ struct NetworkingLauncher: Sendable {
   /// - Returns: `promise`.
   @discardableResult @inline(__always)
   func launch<Value: Sendable>(
-    _ promise: Promise<Value>,
-    queue: RequestLimiter?,
-    rejecting rejection: @escaping @Sendable (any Error) -> any Error,
+    _ promise: Promise<Value> = Promise(),
+    queue: RequestLimiter? = nil,
+    rejecting rejection: @escaping @Sendable (any Error) -> any Error = NetworkError.rejection(for:),
     _ work: @escaping @Sendable (RequestLimiter.Ticket) async throws -> Value
   ) -> Promise<Value> {
     guard let key = reserveFlight() else { return refuseAfterShutdown(promise) }

@@ -48,7 +48,7 @@ extension Networking {
       return try await replayStoredRequests()
     }
     // A storage error reaches the promise as it is; only a cancellation becomes a `NetworkError`.
-    return launch(queue: turns, rejecting: { $0 is CancellationError ? NetworkError.cancelled() : $0 }, work)
+    return launcher.launch(queue: turns, rejecting: { $0 is CancellationError ? NetworkError.cancelled() : $0 }, work)
   }
 
   /// Removes every stored offline request of ``offlineStore`` (corrupt files set aside are kept).

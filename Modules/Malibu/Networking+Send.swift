@@ -101,7 +101,7 @@ extension Networking {
 
   /// Starts a typed request: a flight and a place in the mode's queue, as `request(_:)` does.
   private func start<T: TypedRequest>(_ typed: T, control: RequestControl) -> Promise<T.FinalResource> {
-    launch { [self] ticket in try await perform(typed, ticket: ticket, control: control) }
+    launcher.launch { [self] ticket in try await perform(typed, ticket: ticket, control: control) }
   }
 
   /// One typed request, from its description to its final resource.

@@ -39,7 +39,7 @@ extension Networking {
   ) async throws -> StreamedResponse {
     let promise = Promise<StreamHandoff>()
     // The promise is resolved with the head at once; the flight is kept until the body ends or is dropped.
-    launch(promise) { [self] ticket in
+    launcher.launch(promise) { [self] ticket in
       var sent = endpoint.request
       do {
         try await limiter.wait(for: ticket)

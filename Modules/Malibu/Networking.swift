@@ -75,11 +75,12 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   let authentication: AuthenticationMiddleware
   let settings: Locked<Settings>
-  /// The mode's queue; a request holds a slot from leaving it until its promise settles.
-  let limiter: RequestLimiter
-  let flights: Locked<Flights>
-  /// Starts every piece of work of this networking (see `Networking+Launch`).
+  /// Starts every piece of work of this networking, and keeps it in its flights (see `Networking+Launch`).
   let launcher: NetworkingLauncher
+  /// The mode's queue (the launcher's); a request holds a slot from leaving it until its promise settles.
+  var limiter: RequestLimiter { launcher.limiter }
+  /// The unfinished work (the launcher's).
+  var flights: Locked<Flights> { launcher.flights }
   /// Failure hooks, `shouldContinue`, the `validate` hook, mock mode and registered mocks (the `Networking+…` files).
   let hooks = NetworkingHooks<R>()
 
@@ -117,10 +118,11 @@ public final class Networking<R: RequestConvertible>: Sendable {
     self.cache = cache
     self.cookies = cookies
     self.offlineStore = offlineStore ?? DefaultOfflineStore.store
-    limiter = RequestLimiter(limit: mode.concurrencyLimit)
-    let flights = Locked(Flights())
-    self.flights = flights
-    launcher = NetworkingLauncher(flights: flights, limiter: limiter, transport: self.transport)
+    launcher = NetworkingLauncher(
+      flights: Locked(Flights()),
+      limiter: RequestLimiter(limit: mode.concurrencyLimit),
+      transport: self.transport
+    )
     authentication = AuthenticationMiddleware(origin: Self.origin(of: R.baseUrl))
     let networkLogger =
       logger.map { NetworkLogger(level: .info, logger: $0, redactor: NetworkLogger.shared.redactor) }
@@ -279,7 +281,7 @@ public final class Networking<R: RequestConvertible>: Sendable {
 
   /// Starts a request with what the caller set for it alone.
   private func start(_ endpoint: R, control: RequestControl) -> NetworkPromise {
-    launch { [self] ticket in try await perform(endpoint, ticket: ticket, control: control) }
+    launcher.launch { [self] ticket in try await perform(endpoint, ticket: ticket, control: control) }
   }
 
   /// Cancels every request of this networking that has not finished: waiting in the queue, at the middleware gate

@@ -1,12 +1,5 @@
-import Foundation
-import HTTPTypes
 @_spi(Malibu) import MalibuCore
-@_spi(Malibu) import MalibuLogging
-import MalibuMocking
 import MalibuPromises
-import MalibuSerialization
-import MalibuStorage
-import MalibuTransport
 
 /// Something of a networking's that has not finished (a request or a replay): its promise and the task settling it.
 ///

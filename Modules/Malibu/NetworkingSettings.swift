@@ -1,8 +1,7 @@
-import Foundation
 import HTTPTypes
-@_spi(Malibu) import MalibuCore
-@_spi(Malibu) import MalibuLogging
-import MalibuMocking
+import MalibuAuth
+import MalibuCore
+import MalibuLogging
 import MalibuPromises
 import MalibuSerialization
 import MalibuStorage
