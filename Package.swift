@@ -290,7 +290,8 @@ let package = Package(
     .testTarget(
       name: "MalibuTypedRequestsTests",
       dependencies: [
-        "MalibuTypedRequests", "MalibuMocking", "MalibuSerialization", "MalibuTransport", "MalibuCore", httpTypes,
+        "MalibuTypedRequests", "MalibuMocking", "MalibuSerialization", "MalibuTransport", "MalibuCore",
+        "MalibuTestSupport", httpTypes,
       ],
       path: "Tests/TypedRequestsTests"
     ),

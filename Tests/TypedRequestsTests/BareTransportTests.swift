@@ -49,14 +49,35 @@ struct BareTransportTests {
   static let json: HTTPFields = [.contentType: "application/json"]
   static let base = "http://127.0.0.1:1/api/"
 
-  @Test func aTypedRequestIsSentAndDecodedWithTheTransportAlone() async throws {
-    let transport = MockTransport()
+  /// `/api/boards`: two boards under `data`, for ``BoardTitles``.
+  static func serveBoards(on transport: MockTransport) {
     transport.stub(
       .get,
       "/api/boards",
-      headerFields: Self.json,
+      headerFields: json,
       body: Data(#"{"data":[{"id":1,"title":"Balsa"},{"id":2,"title":"Foam"}]}"#.utf8)
     )
+  }
+
+  /// `/api/graphql`: one post, for ``AllPosts``.
+  static func servePosts(on transport: MockTransport) {
+    transport.stub(.post, "/api/graphql", headerFields: json, body: Data(#"{"data":{"posts":[{"id":"7"}]}}"#.utf8))
+  }
+
+  /// `/api/graphql`: a GraphQL `errors` reply with status 400.
+  static func serveGraphQLError(on transport: MockTransport) {
+    transport.stub(
+      .post,
+      "/api/graphql",
+      status: .badRequest,
+      headerFields: json,
+      body: Data(#"{"errors":[{"message":"no such field"}]}"#.utf8)
+    )
+  }
+
+  @Test func aTypedRequestIsSentAndDecodedWithTheTransportAlone() async throws {
+    let transport = MockTransport()
+    Self.serveBoards(on: transport)
     let titles = try await transport.send(BoardTitles(), baseUrl: Self.base)
     #expect(titles == ["Balsa", "Foam"])
     let sent = try #require(transport.recordedRequests.first)
@@ -66,7 +87,7 @@ struct BareTransportTests {
 
   @Test func aGraphQLRequestDecodesInsideDataWithoutAskingWhichKindItIs() async throws {
     let transport = MockTransport()
-    transport.stub(.post, "/api/graphql", headerFields: Self.json, body: Data(#"{"data":{"posts":[{"id":"7"}]}}"#.utf8))
+    Self.servePosts(on: transport)
     // The networking's key path would be ignored: a GraphQL request reads inside `data`.
     let response = try await transport.send(AllPosts(), baseUrl: Self.base)
     #expect(response == PostsData(posts: [.init(id: "7")]))
@@ -77,13 +98,7 @@ struct BareTransportTests {
 
   @Test func graphQLErrorsComeBeforeTheStatus() async throws {
     let transport = MockTransport()
-    transport.stub(
-      .post,
-      "/api/graphql",
-      status: .badRequest,
-      headerFields: Self.json,
-      body: Data(#"{"errors":[{"message":"no such field"}]}"#.utf8)
-    )
+    Self.serveGraphQLError(on: transport)
     let error = await #expect(throws: NetworkError.self) { try await transport.send(AllPosts(), baseUrl: Self.base) }
     #expect(error?.code == .graphQLErrors)
     #expect(error?.graphQLError?.errors.map(\.message) == ["no such field"])
