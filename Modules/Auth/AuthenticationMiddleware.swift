@@ -87,7 +87,7 @@ public final class AuthenticationMiddleware: Middleware {
     next: Next
   ) async throws -> TransportResponse {
     let authorization = self.authorization
-    guard !authorization.isNone, request.headerFields[.authorization] == nil, try scope.admits(request),
+    guard !authorization.isNone, !request.headerFields.contains(.authorization), try scope.admits(request),
       let value = try authorization.headerValue()
     else {
       return try await next(request, body, options)

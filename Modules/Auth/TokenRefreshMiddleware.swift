@@ -84,7 +84,7 @@ public final class TokenRefreshMiddleware: Middleware {
     options: TransferOptions,
     next: Next
   ) async throws -> TransportResponse {
-    guard request.headerFields[.authorization] == nil, try scope.admits(request) else {
+    guard !request.headerFields.contains(.authorization), try scope.admits(request) else {
       return try await next(request, body, options)
     }
     let used = token

@@ -9,7 +9,7 @@ public struct Response: Sendable {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     var request: HTTPRequest
-    var url: URL?
+    var location: ResponseLocation
     var metrics: TransferMetrics?
     var failureReporter: (any ResponseFailureReporting)?
     var defaultDecoder: (any ResponseDecoder)?
@@ -53,10 +53,10 @@ public struct Response: Sendable {
     get { box.fields.request }
     set { fields.request = newValue }
   }
-  /// The URL the response came from, after redirects; `nil` when unknown (a mock, say).
+  /// The URL the response came from, after redirects; `nil` when unknown (a mock, say). Parsed when read.
   public var url: URL? {
-    get { box.fields.url }
-    set { fields.url = newValue }
+    get { box.fields.location.url }
+    set { fields.location = ResponseLocation(newValue) }
   }
 
   /// Where the transfer's time went and how many bytes it moved; `nil` when the transport measured nothing (a mock,
@@ -82,18 +82,27 @@ public struct Response: Sendable {
     url: URL? = nil,
     metrics: TransferMetrics? = nil
   ) {
-    box = Box(Fields(data: data, status: status, headers: headers, request: request, url: url, metrics: metrics))
+    box = Box(
+      Fields(
+        data: data,
+        status: status,
+        headers: headers,
+        request: request,
+        location: ResponseLocation(url),
+        metrics: metrics
+      )
+    )
   }
 
   /// Creates a response whose failed checks and conversions are reported to `failureReporter` (the networking's
   /// logger, or what reports to the networking's failure hooks as well), decoded by `defaultDecoder` when a
   /// decoding names no decoder.
-  @_spi(Malibu) public init(
+  package init(
     data: Data,
     status: HTTPResponse.Status,
     headers: HTTPFields,
     request: HTTPRequest,
-    url: URL?,
+    location: ResponseLocation,
     metrics: TransferMetrics? = nil,
     failureReporter: (any ResponseFailureReporting)?,
     defaultDecoder: (any ResponseDecoder)? = nil
@@ -104,7 +113,7 @@ public struct Response: Sendable {
         status: status,
         headers: headers,
         request: request,
-        url: url,
+        location: location,
         metrics: metrics,
         failureReporter: failureReporter,
         defaultDecoder: defaultDecoder

@@ -62,7 +62,13 @@ struct ResponseHeadParser {
     let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
     guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
     if fields.isEmpty { fields.reserveCapacity(16) }  // room for a typical head, not regrown as it fills
-    fields.append(HTTPField(name: name, value: UnsafeRawBufferPointer(rebasing: bytes[start..<stop])))
+    let value = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
+    if value.allSatisfy({ $0 < 0x80 }) {
+      // The common case, made a `String` directly: the generic path for bytes costs several times as much.
+      fields.append(HTTPField(name: name, value: String(decoding: value, as: UTF8.self)))
+    } else {
+      fields.append(HTTPField(name: name, value: value.assumingMemoryBound(to: UInt8.self)))
+    }
   }
 
   private mutating func parseStatusLine(_ bytes: UnsafeRawBufferPointer) -> Event {

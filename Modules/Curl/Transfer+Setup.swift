@@ -152,7 +152,7 @@ extension Transfer {
       sendsBody = true
       if method != .post { setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue) }
       CCurl_easy_setopt_long(easy, CURLOPT_POST, 1)
-      compressing = body != nil && job.options.requestCompression.isEnabled && fields[.contentEncoding] == nil
+      compressing = body != nil && job.options.requestCompression.isEnabled && !fields.contains(.contentEncoding)
       try configureBody(easy)
     } else if method != .get {
       setString(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
@@ -168,10 +168,10 @@ extension Transfer {
       }
     }
     // Headers libcurl would add on its own: a name without a value removes them.
-    if fields[.accept] == nil { Self.addLine(to: &list, name: "Accept", value: nil) }
+    if !fields.contains(.accept) { Self.addLine(to: &list, name: "Accept", value: nil) }
     if sendsBody {
-      if fields[.expect] == nil { Self.addLine(to: &list, name: "Expect", value: nil) }
-      if fields[.contentType] == nil { Self.addLine(to: &list, name: "Content-Type", value: nil) }
+      if !fields.contains(.expect) { Self.addLine(to: &list, name: "Expect", value: nil) }
+      if !fields.contains(.contentType) { Self.addLine(to: &list, name: "Content-Type", value: nil) }
     }
     if compressing {
       Self.gzip.withUTF8Buffer { Self.addLine(to: &list, name: "Content-Encoding", value: UnsafeRawBufferPointer($0)) }

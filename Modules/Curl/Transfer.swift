@@ -2,6 +2,7 @@ import CCurl
 import Foundation
 import HTTPTypes
 import MalibuTransport
+import struct MalibuCore.ResponseLocation
 
 #if canImport(Glibc)
 import Glibc
@@ -214,7 +215,7 @@ final class Transfer {
         let data = collector.take()
         let result = CollectedResponse(
           head: head,
-          url: URL(string: url),
+          location: ResponseLocation(text: url),
           data: data,
           metrics: measure(final: true, decodedBodyBytes: data.count)
         )
@@ -340,7 +341,7 @@ final class Transfer {
       let body = ResponseBody(channel: channel)
       let response = TransportResponse(
         head: finalHead,
-        url: URL(string: url),
+        location: ResponseLocation(text: url),
         body: body,
         metrics: measure(final: false)
       )

@@ -100,7 +100,7 @@ extension Networking {
         status: collected.head.status,
         headers: collected.head.headerFields,
         request: outgoing.head,
-        url: collected.url,
+        location: collected.location,
         metrics: collected.metrics,
         failureReporter: outgoing.logger,
         defaultDecoder: outgoing.decoder

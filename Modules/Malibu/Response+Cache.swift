@@ -13,6 +13,6 @@ extension Response {
   /// ```
   /// It reads the `X-Malibu-Cache` header (`hit` or `revalidated`) the cache and ETag middleware add.
   public var isFromCache: Bool {
-    headers[CacheMiddleware.statusHeader] != nil
+    headers.contains(CacheMiddleware.statusHeader)
   }
 }

@@ -87,7 +87,7 @@ public struct OpenAPITransport: ClientTransport {
     operationID: String
   ) async throws -> (HTTPResponse, HTTPBody?) {
     var request = try Self.absoluteRequest(request, baseURL: baseURL, operationID: operationID)
-    if options.decompression.isEnabled, request.headerFields[.acceptEncoding] == nil {
+    if options.decompression.isEnabled, !request.headerFields.contains(.acceptEncoding) {
       request.headerFields[.acceptEncoding] = DefaultHeaders.acceptEncoding
     }
     var requestBody: RequestBody?

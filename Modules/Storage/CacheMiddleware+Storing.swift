@@ -85,7 +85,7 @@ extension CacheMiddleware {
     let fields = response.head.headerFields
     let control = CacheControl(fields)
     guard !requestControl.noStore, !control.noStore, Self.varyNames(of: response.head) != nil else { return false }
-    let hasValidator = fields[.eTag] != nil || fields[.lastModified] != nil
+    let hasValidator = fields.contains(.eTag) || fields.contains(.lastModified)
     let lifetime = CachedResponse.freshnessLifetime(of: response.head, receivedAt: cache.now())
     guard hasValidator || (lifetime > 0 && !control.noCache) else { return false }
     if let length = response.body.expectedLength, length > cache.maxBodyBytes { return false }

@@ -115,7 +115,7 @@ public struct CacheMiddleware: Middleware {
 
     var sent = request
     var addedValidators = false
-    if let entry, request.headerFields[.ifNoneMatch] == nil, request.headerFields[.ifModifiedSince] == nil {
+    if let entry, !request.headerFields.contains(.ifNoneMatch), !request.headerFields.contains(.ifModifiedSince) {
       if let etag = entry.etag {
         sent.headerFields[.ifNoneMatch] = etag
         addedValidators = true

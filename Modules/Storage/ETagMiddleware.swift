@@ -94,7 +94,7 @@ public struct ETagMiddleware: Middleware {
       return TransportResponse(head: head, url: entry.url ?? response.url, body: ResponseBody(data: entry.body))
     }
     guard (200..<300).contains(status) else { return response }
-    guard response.head.headerFields[.eTag] != nil, !CacheControl(response.head.headerFields).noStore,
+    guard response.head.headerFields.contains(.eTag), !CacheControl(response.head.headerFields).noStore,
       (response.body.expectedLength ?? 0) <= store.maxBodyBytes
     else {
       if entry != nil { store.removeEntry(forKey: key) }

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+package import struct MalibuCore.ResponseLocation
 
 /// Sends HTTP requests: the seam between what to send and how.
 ///
@@ -148,8 +149,13 @@ extension Transport {
 public struct TransportResponse: Sendable {
   /// The status and header fields.
   public var head: HTTPResponse
-  /// The URL of the final response, after redirects.
-  public var url: URL?
+  /// The URL of the final response, after redirects, parsed when read.
+  public var url: URL? {
+    get { location.url }
+    set { location = ResponseLocation(newValue) }
+  }
+  /// The final URL as the transport has it.
+  package var location: ResponseLocation
   /// The body, to collect or stream.
   public var body: ResponseBody
   /// The transfer's metrics as they stand when the head arrives: everything but `total` and the body's sizes, which
@@ -163,8 +169,13 @@ public struct TransportResponse: Sendable {
   ///   - body: The body.
   ///   - metrics: The metrics known with the head, if measured.
   public init(head: HTTPResponse, url: URL?, body: ResponseBody, metrics: TransferMetrics? = nil) {
+    self.init(head: head, location: ResponseLocation(url), body: body, metrics: metrics)
+  }
+
+  /// Creates a response whose URL is parsed only when read.
+  package init(head: HTTPResponse, location: ResponseLocation, body: ResponseBody, metrics: TransferMetrics? = nil) {
     self.head = head
-    self.url = url
+    self.location = location
     self.body = body
     self.metrics = metrics
   }
@@ -176,7 +187,7 @@ public struct TransportResponse: Sendable {
   /// - Throws: As ``ResponseBody/collect(upTo:)``.
   public func collected(upTo maxBytes: Int) async throws -> CollectedResponse {
     let data = try await body.collect(upTo: maxBytes)
-    return CollectedResponse(head: head, url: url, data: data, metrics: body.metrics ?? metrics)
+    return CollectedResponse(head: head, location: location, data: data, metrics: body.metrics ?? metrics)
   }
 }
 
@@ -184,8 +195,13 @@ public struct TransportResponse: Sendable {
 public struct CollectedResponse: Sendable {
   /// The status and header fields.
   public var head: HTTPResponse
-  /// The URL of the final response, after redirects.
-  public var url: URL?
+  /// The URL of the final response, after redirects, parsed when read.
+  public var url: URL? {
+    get { location.url }
+    set { location = ResponseLocation(newValue) }
+  }
+  /// The final URL as the transport has it.
+  package var location: ResponseLocation
   /// The body, decoded.
   public var data: Data
   /// The transfer's final metrics; `nil` when the transport measures nothing.
@@ -197,9 +213,14 @@ public struct CollectedResponse: Sendable {
   ///   - url: The final URL.
   ///   - data: The body.
   ///   - metrics: The metrics, if measured.
-  @inlinable public init(head: HTTPResponse, url: URL?, data: Data, metrics: TransferMetrics? = nil) {
+  public init(head: HTTPResponse, url: URL?, data: Data, metrics: TransferMetrics? = nil) {
+    self.init(head: head, location: ResponseLocation(url), data: data, metrics: metrics)
+  }
+
+  /// Creates a collected response whose URL is parsed only when read.
+  package init(head: HTTPResponse, location: ResponseLocation, data: Data, metrics: TransferMetrics? = nil) {
     self.head = head
-    self.url = url
+    self.location = location
     self.data = data
     self.metrics = metrics
   }

@@ -159,7 +159,7 @@ final class Exchange: Sendable {
     let status = http.statusCode
     let mayRedirect =
       options.redirects.maxRedirects > 0 && Redirects.isFollowed(status)
-      && head.head.headerFields[.location] != nil
+      && head.head.headerFields.contains(.location)
     let expectedLength = head.expectedLength.map { Int64($0) }
     let step = state.withLock { state -> Step in
       let action = state.machine.headReceived(
