@@ -82,15 +82,14 @@ public struct Response: Sendable {
     url: URL? = nil,
     metrics: TransferMetrics? = nil
   ) {
-    box = Box(
-      Fields(
-        data: data,
-        status: status,
-        headers: headers,
-        request: request,
-        location: ResponseLocation(url),
-        metrics: metrics
-      )
+    self.init(
+      data: data,
+      status: status,
+      headers: headers,
+      request: request,
+      location: ResponseLocation(url),
+      metrics: metrics,
+      failureReporter: nil
     )
   }
 
