@@ -55,21 +55,25 @@ final class JSONPathNode {
 }
 
 /// The coding key of an array element or of `super`, spelled as Foundation spells them.
+///
+/// Three words, so that it fits inline in an `any CodingKey` (no box allocated per array element).
 struct JSONIndexKey: CodingKey {
   /// The key's name; nil for an index, whose name is made only when asked for.
   private let name: String?
-  let intValue: Int?
+  /// The element's index; meaningful only when `name` is nil.
+  private let index: Int
 
-  var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+  var stringValue: String { name ?? "Index \(index)" }
+  var intValue: Int? { name == nil ? index : nil }
 
   init(index: Int) {
     name = nil
-    intValue = index
+    self.index = index
   }
 
   init?(stringValue: String) {
     name = stringValue
-    intValue = nil
+    index = 0
   }
 
   init?(intValue: Int) { self.init(index: intValue) }
