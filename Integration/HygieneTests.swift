@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MalibuTestSupport
 import MalibuTransport
 import Testing
 

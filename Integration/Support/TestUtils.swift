@@ -136,11 +136,6 @@ func peakMemoryGrowth<T: Sendable>(_ body: @Sendable () async throws -> T) async
   return (value, max(peak.withLock { $0 }, now) - baseline)
 }
 
-/// Open file descriptors of this process.
-func openFileDescriptors() -> Int {
-  (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
 /// Threads of this process.
 func threadCount() -> Int {
   (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1

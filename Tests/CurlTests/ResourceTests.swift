@@ -16,10 +16,7 @@ extension CurlTests {
       try await expectServes(warmUp, server)
       warmUp.shutdown()
       await server.waitForIdle()
-      // The process's first `Task.sleep` opens a descriptor of libdispatch's timers that stays open: open it before
-      // the baseline, or the waits below (first of their process when this test runs first) count it as a leak.
-      try await Task.sleep(for: .milliseconds(1))
-      let baselineDescriptors = openFileDescriptors()
+      let baselineDescriptors = await descriptorBaseline()
       let baselineThreads = threadCounts().all
 
       let transport = CurlTransport()

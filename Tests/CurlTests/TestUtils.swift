@@ -72,11 +72,6 @@ func expectServes(
   #expect(data == pattern(1000), sourceLocation: sourceLocation)
 }
 
-/// Open file descriptors of this process.
-func openFileDescriptors() -> Int {
-  (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
 /// Threads of this process, and how many of them are curl loop threads.
 func threadCounts() -> (all: Int, loops: Int) {
   let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []

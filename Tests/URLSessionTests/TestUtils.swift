@@ -131,7 +131,7 @@ func chunks(of data: Data, size: Int, delay: Duration = .zero) -> AsyncThrowingS
 
 /// The process's open file descriptors and threads (Linux `/proc`).
 func processResources() -> (fds: Int, threads: Int) {
-  let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+  let fds = openFileDescriptors()
   let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
   return (fds, threads)
 }
