@@ -10,8 +10,32 @@ extension HTTPFields {
   ///   only: the value, often a credential, is never quoted).
   public init(validating headers: [String: String]) throws(NetworkError) {
     self.init()
+    try merge(validating: headers)
+  }
+
+  /// Sets the fields of `headers`, checked like ``init(validating:)``: each name replaces the fields of that name
+  /// (compared without case) in the place of the first of them, and a name not present yet is added at the end, in
+  /// sorted order. A name the dictionary spells twice (`Accept` and `accept`) is set with both values.
+  /// - Parameter headers: Names to values.
+  /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidHeader`` naming the first bad field; the fields
+  ///   are then unchanged.
+  package mutating func merge(validating headers: [String: String]) throws(NetworkError) {
+    guard !headers.isEmpty else { return }
+    // A plain array first: `HTTPFields` appends one field at a time through its generic `replaceSubrange`, which is
+    // not specialized outside its module; its `fields` subscript is.
+    var layer: [HTTPField] = []
+    layer.reserveCapacity(headers.count)
     for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-      try append(validating: value, for: name)
+      layer.append(try Self.field(name: name, value: value))
+    }
+    for index in layer.indices {
+      let name = layer[index].name
+      if layer[..<index].contains(where: { $0.name == name }) { continue }
+      if layer[(index + 1)...].contains(where: { $0.name == name }) {
+        self[fields: name] = layer[index...].filter { $0.name == name }
+      } else {
+        self[fields: name] = [layer[index]]
+      }
     }
   }
 
@@ -23,10 +47,6 @@ extension HTTPFields {
   public mutating func set(validating value: String, for name: String) throws(NetworkError) {
     let field = try Self.field(name: name, value: value)
     self[field.name] = field.value
-  }
-
-  private mutating func append(validating value: String, for name: String) throws(NetworkError) {
-    append(try Self.field(name: name, value: value))
   }
 
   private static func field(name: String, value: String) throws(NetworkError) -> HTTPField {

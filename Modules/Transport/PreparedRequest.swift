@@ -74,9 +74,9 @@ public struct PreparedRequest: Sendable {
       try fields.set(validating: contentType, for: "Content-Type")
     }
     for layer in headerLayers {
-      try Self.merge(layer, into: &fields)
+      try fields.merge(validating: layer)
     }
-    try Self.merge(request.headers, into: &fields)
+    try fields.merge(validating: request.headers)
     if let contentType = encoded.contentType, contentType.lowercased().hasPrefix("multipart/") {
       try fields.set(validating: contentType, for: "Content-Type")
     }
@@ -114,28 +114,6 @@ public struct PreparedRequest: Sendable {
       urlRequest.contentType = .query
     }
     return try urlRequest.buildTarget(baseUrl: baseUrl)
-  }
-
-  /// Replaces the fields of `fields` named in `headers` (names compared without case).
-  private static func merge(_ headers: [String: String], into fields: inout HTTPFields) throws(NetworkError) {
-    guard !headers.isEmpty else { return }
-    let layer = try HTTPFields(validating: headers)
-    for index in layer.indices {
-      let name = layer[index].name
-      // A name the dictionary spells twice (`Accept` and `accept`) is set whole, at its first field.
-      if layer[..<index].contains(where: { $0.name == name }) { continue }
-      if layer[(index + 1)...].contains(where: { $0.name == name }) {
-        fields[values: name] = layer[values: name]
-      } else if let lower = fields.firstIndex(where: { $0.name == name }) {
-        // In the place of the first field of a lower layer, whose other fields of that name go.
-        fields[lower] = layer[index]
-        if fields[(lower + 1)...].contains(where: { $0.name == name }) {
-          fields[values: name] = [layer[index].value]
-        }
-      } else {
-        fields.append(layer[index])
-      }
-    }
   }
 
   /// The body of a request and the `Content-Type` that describes it.

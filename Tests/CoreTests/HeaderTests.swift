@@ -54,6 +54,26 @@ struct HeaderTests {
     #expect(fields[HTTPField.Name("X-C")!] == "café")
   }
 
+  /// A merge replaces each name in the place of its first field, adds new names at the end in sorted order, and a
+  /// refused layer leaves the fields as they were.
+  @Test func mergeReplacesInPlaceAndRefusesAWholeLayer() throws {
+    var fields: HTTPFields = [.accept: "*/*", .userAgent: "a", .accept: "text/plain", .acceptLanguage: "en"]
+    try fields.merge(validating: ["accept": "application/json", "X-B": "b", "X-A": "a"])
+    #expect(fields.map(\.name.canonicalName) == ["accept", "user-agent", "accept-language", "x-a", "x-b"])
+    #expect(fields[.accept] == "application/json")
+
+    try fields.merge(validating: ["X-Twice": "upper", "x-twice": "lower"])
+    #expect(fields[values: HTTPField.Name("X-Twice")!] == ["upper", "lower"])
+
+    let before = fields
+    #expect {
+      try fields.merge(validating: ["Accept": "text/html", "X-Bad": "a\r\nInjected: yes"])
+    } throws: { error in
+      (error as? NetworkError)?.code == .invalidHeader
+    }
+    #expect(fields == before)
+  }
+
   @Test func setValidatingReplaces() throws {
     var fields = HTTPFields()
     try fields.set(validating: "1", for: "X-A")
