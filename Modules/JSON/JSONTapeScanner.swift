@@ -156,7 +156,42 @@ private struct Scanner {
   }
 
   mutating func scan(into tape: inout Tape) throws(JSONSyntaxError) {
+    // Set when an object's next member starts; its key is scanned at the top of the loop.
+    var keyFirst = false
     valueLoop: while true {
+      if keyFirst {
+        // An object member: its key (the current byte must be '"'), recorded, and the ':' after it.
+        keyFirst = false
+        guard p < end, bytes[p] == UInt8(ascii: "\"") else { throw unexpected("where an object key was expected") }
+        let start = p &+ 1
+        let plainASCII = try scanString(into: &tape)
+        let top = frames + (depth &- 1)
+        if plainASCII {
+          let length = p &- 1 &- start
+          // Two bits of a 128-bit set per object flag keys that may repeat; those objects match from the first key.
+          var hash = UInt32(truncatingIfNeeded: length) &* 0x9E37_79B1
+          if length > 0 {
+            hash ^= UInt32(bytes[start]) &* 0x85EB_CA6B
+            hash ^= UInt32(bytes[start &+ length &- 1]) &* 0xC2B2_AE35
+            hash ^= UInt32(bytes[start &+ length >> 1]) &* 0x27D4_EB2F
+            hash ^= hash >> 15
+            hash = hash &* 0x2C1B_3C6D
+          }
+          let bit = UInt64(1) << UInt64(hash >> 26 & 63)
+          if hash >> 25 & 1 == 0 {
+            if top.pointee.seenLow & bit != 0 { top.pointee.mayRepeat = true }
+            top.pointee.seenLow |= bit
+          } else {
+            if top.pointee.seenHigh & bit != 0 { top.pointee.mayRepeat = true }
+            top.pointee.seenHigh |= bit
+          }
+        } else {
+          top.pointee.slowKeys = true
+        }
+        let colon = skipWhitespace()
+        guard colon == UInt8(ascii: ":"), p < end else { throw unexpected("in object") }
+        p &+= 1
+      }
       let byte = skipWhitespace()
       if p >= end { throw fail("Unexpected end of file", at: p) }
       switch byte {
@@ -183,7 +218,7 @@ private struct Scanner {
           p &+= 1
           close(&tape)
         } else if isObject {
-          try scanKey(into: &tape)
+          keyFirst = true
           continue valueLoop
         } else {
           continue valueLoop
@@ -227,7 +262,7 @@ private struct Scanner {
             p &+= 1
             // Foundation accepts one trailing comma before the closing brace or bracket.
             if skipWhitespace() != UInt8(ascii: "}") || p >= end {
-              try scanKey(into: &tape)
+              keyFirst = true
               continue valueLoop
             }
           } else {
@@ -267,39 +302,6 @@ private struct Scanner {
       throw unexpected("in expected \(literal) value")
     }
     p &+= n
-  }
-
-  /// Scans a key (the object's current byte must be '"'), records it, and consumes the ':' after it.
-  @inline(__always) mutating func scanKey(into tape: inout Tape) throws(JSONSyntaxError) {
-    guard p < end, bytes[p] == UInt8(ascii: "\"") else { throw unexpected("where an object key was expected") }
-    let start = p &+ 1
-    let plainASCII = try scanString(into: &tape)
-    let top = frames + (depth &- 1)
-    if plainASCII {
-      let length = p &- 1 &- start
-      // Two bits of a 128-bit set per object flag keys that may repeat; those objects match from the first key.
-      var hash = UInt32(truncatingIfNeeded: length) &* 0x9E37_79B1
-      if length > 0 {
-        hash ^= UInt32(bytes[start]) &* 0x85EB_CA6B
-        hash ^= UInt32(bytes[start &+ length &- 1]) &* 0xC2B2_AE35
-        hash ^= UInt32(bytes[start &+ length >> 1]) &* 0x27D4_EB2F
-        hash ^= hash >> 15
-        hash = hash &* 0x2C1B_3C6D
-      }
-      let bit = UInt64(1) << UInt64(hash >> 26 & 63)
-      if hash >> 25 & 1 == 0 {
-        if top.pointee.seenLow & bit != 0 { top.pointee.mayRepeat = true }
-        top.pointee.seenLow |= bit
-      } else {
-        if top.pointee.seenHigh & bit != 0 { top.pointee.mayRepeat = true }
-        top.pointee.seenHigh |= bit
-      }
-    } else {
-      top.pointee.slowKeys = true
-    }
-    let colon = skipWhitespace()
-    guard colon == UInt8(ascii: ":"), p < end else { throw unexpected("in object") }
-    p &+= 1
   }
 
   /// Scans a string starting at the opening quote and records it. Returns whether it is plain ASCII (no escapes,
