@@ -146,13 +146,13 @@ private struct Scanner {
 
   /// Skips JSON whitespace and returns the next byte (0 at the end, which no caller accepts as a token start).
   @inline(__always) mutating func skipWhitespace() -> UInt8 {
-    while p < end {
+    while true {
+      // Space, tab, LF, CR are the only whitespace; everything else ends the run, the zero after the document too,
+      // so `p` stops at `end` at the latest without a bounds check.
       let byte = bytes[p]
-      // Space, tab, LF, CR are the only whitespace; everything else ends the run.
       guard byte <= 0x20, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return byte }
       p &+= 1
     }
-    return 0
   }
 
   mutating func scan(into tape: inout Tape) throws(JSONSyntaxError) {
@@ -230,9 +230,9 @@ private struct Scanner {
         UInt8(ascii: "9"):
         let start = p
         p &+= 1
-        while p < end {
+        while true {
           // Foundation's scanner takes digits, '.', '+', '-', 'e', 'E' and checks the syntax when decoding: one bit
-          // per byte value from '+' (0x2B) up.
+          // per byte value from '+' (0x2B) up. The zero after the document is none of them.
           let d = bytes[p] &- UInt8(ascii: "+")
           guard d < 64, numberBytes >> UInt64(d) & 1 != 0 else { break }
           p &+= 1
