@@ -10,6 +10,29 @@ extension Dictionary: StringKeyedDictionaryMarker where Key == String, Value: De
   static var elementType: any Decodable.Type { Value.self }
 }
 
+/// Lets the decoder read an array of any `Decodable` straight off the tape.
+private protocol DecodableArrayMarker {
+  static func elements(of document: JSONDocument, _ index: Int, depth: Int, _ node: JSONPathNode?) throws -> Self
+}
+
+extension Array: DecodableArrayMarker where Element: Decodable {
+  /// The standard library's `Array.init(from:)` without the unkeyed container in between: each element decoded with
+  /// the depth and coding path that container gives it (`Index n`), so values and errors are the same.
+  static func elements(of document: JSONDocument, _ index: Int, depth: Int, _ node: JSONPathNode?) throws -> Self {
+    let e = document.entry(index)
+    var result: [Element] = []
+    result.reserveCapacity(e.b)
+    var k = index &+ 1
+    var position = 0
+    while k < e.a {
+      result.append(try document.unwrap(k, as: Element.self, depth: depth &+ 1, node, JSONIndexKey(index: position)))
+      k = document.skip(k)
+      position &+= 1
+    }
+    return result
+  }
+}
+
 /// `Decoder` over one tape value: three words (document, tape index and depth, path), so passing it as
 /// `any Decoder` allocates nothing.
 struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
@@ -262,6 +285,12 @@ extension JSONDocument {
     if T.self == [Bool].self { return try scalarArray(index, Bool.self, depth: depth, node, key) as! T }
     if !options.defaultKeys, let marker = T.self as? any StringKeyedDictionaryMarker.Type {
       return try stringDictionary(index, elementType: marker.elementType, depth: depth, node, key) as! T
+    }
+    // Arrays of other types skip the standard library's generic `Array.init(from:)` and its unkeyed container (a
+    // witness call for every `isAtEnd`, `decode` and `append`); the cast is tried only for a JSON array.
+    if entry(index).kind == .array, let marker = T.self as? any DecodableArrayMarker.Type {
+      let decoder = child(index, depth: depth, node, key)
+      return try marker.elements(of: self, index, depth: depth, decoder.node) as! T
     }
     return try type.init(from: child(index, depth: depth, node, key))
   }

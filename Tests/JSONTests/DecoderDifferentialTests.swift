@@ -315,6 +315,24 @@ import Testing
     )
   }
 
+  /// Arrays of any `Decodable` are read off the tape without the standard library's `Array.init(from:)`: the same
+  /// values and the same errors at the same paths, nested, optional and empty included.
+  @Test func arraysOfRecords() {
+    let good = #"{"id":1,"name":"a","tags":[],"location":{"lat":1,"lon":2}}"#
+    let bad = #"{"id":1,"name":"a","tags":[],"location":{"lat":1}}"#
+    for json in ["[]", "[\(good)]", "[\(good),\(bad)]", "[\(good),null]", "[[\(good)],[\(bad)]]", "{}", "null", "[1]"] {
+      expectSameOutcome([Record].self, json)
+      expectSameOutcome([Record?].self, json)
+      expectSameOutcome([[Record]].self, json)
+    }
+    for json in ["[1.5,2]", "[1,\"x\"]", "[1e400]", "[]"] {
+      expectSameOutcome([Float].self, json)
+      expectSameOutcome([Int32].self, json)
+    }
+    let outcome = DecodeOutcome { try MalibuJSONDecoder().decode([Record].self, from: Array("[\(good),\(bad)]".utf8)) }
+    #expect(outcome == .failure(kind: "keyNotFound(lon)", path: ["Index 1|1", "location|-"]))
+  }
+
   // MARK: Options
 
   @Test func dateStrategies() {
