@@ -31,11 +31,7 @@ extension HTTPFields {
     for index in layer.indices {
       let name = layer[index].name
       if layer[..<index].contains(where: { $0.name == name }) { continue }
-      if layer[(index + 1)...].contains(where: { $0.name == name }) {
-        self[fields: name] = layer[index...].filter { $0.name == name }
-      } else {
-        self[fields: name] = [layer[index]]
-      }
+      self[fields: name] = layer[index...].filter { $0.name == name }
     }
   }
 

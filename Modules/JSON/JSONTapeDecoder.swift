@@ -289,8 +289,7 @@ extension JSONDocument {
     // Arrays of other types skip the standard library's generic `Array.init(from:)` and its unkeyed container (a
     // witness call for every `isAtEnd`, `decode` and `append`); the cast is tried only for a JSON array.
     if entry(index).kind == .array, let marker = T.self as? any DecodableArrayMarker.Type {
-      let decoder = child(index, depth: depth, node, key)
-      return try marker.elements(of: self, index, depth: depth, decoder.node) as! T
+      return try marker.elements(of: self, index, depth: depth, childNode(node, key)) as! T
     }
     return try type.init(from: child(index, depth: depth, node, key))
   }
@@ -340,8 +339,13 @@ extension JSONDocument {
   )
     -> JSONTapeDecoder
   {
-    guard let key else { return JSONTapeDecoder(document: self, index: index, depth: depth, node: node) }
-    return JSONTapeDecoder(document: self, index: index, depth: depth, node: JSONPathNode(parent: node, key: key))
+    JSONTapeDecoder(document: self, index: index, depth: depth, node: childNode(node, key))
+  }
+
+  /// The coding path of a value below `node`: a new node for its key, or `node` itself when it has none.
+  @inline(__always) func childNode(_ node: JSONPathNode?, _ key: (any CodingKey)?) -> JSONPathNode? {
+    guard let key else { return node }
+    return JSONPathNode(parent: node, key: key)
   }
 
   private func stringDictionary(
@@ -356,7 +360,7 @@ extension JSONDocument {
       if e.kind == .null { throw valueNotFound([String: Any].self, node, key) }
       throw mismatch([String: Any].self, e, fullPath(node, key))
     }
-    let dictionaryNode = key.map { JSONPathNode(parent: node, key: $0) } ?? node
+    let dictionaryNode = childNode(node, key)
     var result: [String: Any] = [:]
     var k = index + 1
     let end = e.a

@@ -162,7 +162,7 @@ private struct Scanner {
       if keyFirst {
         // An object member: its key (the current byte must be '"'), recorded, and the ':' after it.
         keyFirst = false
-        guard p < end, bytes[p] == UInt8(ascii: "\"") else { throw unexpected("where an object key was expected") }
+        guard bytes[p] == UInt8(ascii: "\"") else { throw unexpected("where an object key was expected") }
         let start = p &+ 1
         let plainASCII = try scanString(into: &tape)
         let top = frames + (depth &- 1)
@@ -189,7 +189,7 @@ private struct Scanner {
           top.pointee.slowKeys = true
         }
         let colon = skipWhitespace()
-        guard colon == UInt8(ascii: ":"), p < end else { throw unexpected("in object") }
+        guard colon == UInt8(ascii: ":") else { throw unexpected("in object") }
         p &+= 1
       }
       let byte = skipWhitespace()
