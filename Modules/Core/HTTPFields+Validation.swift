@@ -21,17 +21,39 @@ extension HTTPFields {
   ///   are then unchanged.
   package mutating func merge(validating headers: [String: String]) throws(NetworkError) {
     guard !headers.isEmpty else { return }
-    // A plain array first: `HTTPFields` appends one field at a time through its generic `replaceSubrange`, which is
-    // not specialized outside its module; its `fields` subscript is.
-    var layer: [HTTPField] = []
-    layer.reserveCapacity(headers.count)
-    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-      layer.append(try Self.field(name: name, value: value))
-    }
-    for index in layer.indices {
-      let name = layer[index].name
-      if layer[..<index].contains(where: { $0.name == name }) { continue }
-      self[fields: name] = layer[index...].filter { $0.name == name }
+    // The layer is validated into a buffer on the stack, then sorted there: no array is made for a few headers.
+    try withUnsafeTemporaryAllocation(of: HTTPField.self, capacity: headers.count) {
+      (layer: UnsafeMutableBufferPointer<HTTPField>) throws(NetworkError) in
+      let base = layer.baseAddress.unsafelyUnwrapped
+      var count = 0
+      defer { base.deinitialize(count: count) }
+      for (name, value) in headers {
+        guard let field = try? Self.field(name: name, value: value) else {
+          // The error names the first bad field in sorted order, whatever order the dictionary has.
+          for (name, value) in headers.sorted(by: { $0.key < $1.key }) { _ = try Self.field(name: name, value: value) }
+          preconditionFailure("a header field failed its check only once")
+        }
+        (base + count).initialize(to: field)
+        count += 1
+      }
+      var sorted = 1
+      while sorted < count {
+        var index = sorted
+        while index > 0, base[index].name.rawName < base[index - 1].name.rawName {
+          layer.swapAt(index, index - 1)
+          index -= 1
+        }
+        sorted += 1
+      }
+      for index in 0..<count {
+        let field = base[index]
+        if (0..<index).contains(where: { base[$0].name == field.name }) { continue }
+        if field.name != .cookie, !(index + 1..<count).contains(where: { base[$0].name == field.name }) {
+          self[field.name] = field.value  // no array for one field (the name setter would split a cookie)
+        } else {
+          self[fields: field.name] = layer[index..<count].filter { $0.name == field.name }
+        }
+      }
     }
   }
 
@@ -51,15 +73,17 @@ extension HTTPFields {
     }
     // The message names the field, never its value: a refused value is typically a credential (a token read from a
     // file with its trailing newline), and error text ends up in logs.
+    // HTTPTypes keeps a valid value as it is and rewrites any other: an unchanged value is a valid one, checked once.
     // A valid value holds no CR, LF or NUL: the check that says so runs only for a value that is not valid.
     let trimmed = value.trimmingSpacesAndTabs()
-    guard HTTPField.isValidValue(trimmed) else {
+    let field = HTTPField(name: fieldName, value: trimmed)
+    guard field.value == trimmed else {
       if HTTPField.containsLineBreakOrNUL(value) {
         throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' contains CR, LF or NUL")
       }
       throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' is not a valid field value")
     }
-    return HTTPField(name: fieldName, value: trimmed)
+    return field
   }
 }
 

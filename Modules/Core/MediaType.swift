@@ -42,10 +42,12 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
   /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidContentType`` when the text is not a media
   ///   type.
   public init(parsing text: String) throws(NetworkError) {
-    var scanner = MediaTypeScanner(text)
-    self = try scanner.mediaType()
-    scanner.skipSpaces()
-    guard scanner.isAtEnd else { throw scanner.failure("unexpected text after the media type") }
+    self = try MediaTypeScanner.scan(text) { scanner throws(NetworkError) in
+      let type = try scanner.mediaType()
+      scanner.skipSpaces()
+      guard scanner.isAtEnd else { throw scanner.failure("unexpected text after the media type") }
+      return type
+    }
   }
 
   /// Parses a comma-separated list, as in an `Accept` header.
@@ -54,17 +56,33 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
   /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidContentType`` when an element is not a media
   ///   type.
   public static func parseList(_ text: String) throws(NetworkError) -> [MediaType] {
-    var scanner = MediaTypeScanner(text)
     var result: [MediaType] = []
-    while true {
-      scanner.skipSpaces()
-      if scanner.isAtEnd { break }
-      if scanner.take(",") { continue }
-      result.append(try scanner.mediaType())
-      scanner.skipSpaces()
-      if !scanner.isAtEnd && !scanner.take(",") { throw scanner.failure("expected ',' between media types") }
-    }
+    try parseList(text, appendingTo: &result)
     return result
+  }
+
+  /// ``parseList(_:)`` appending to `list`, so that several header values fill one array.
+  /// - Parameters:
+  ///   - text: The header value.
+  ///   - list: Where the media types are appended, in the order given; unchanged when the text is invalid.
+  /// - Throws: Like ``parseList(_:)``.
+  package static func parseList(_ text: String, appendingTo list: inout [MediaType]) throws(NetworkError) {
+    let count = list.count
+    do {
+      try MediaTypeScanner.scan(text) { scanner throws(NetworkError) in
+        while true {
+          scanner.skipSpaces()
+          if scanner.isAtEnd { break }
+          if scanner.take(",") { continue }
+          list.append(try scanner.mediaType())
+          scanner.skipSpaces()
+          if !scanner.isAtEnd && !scanner.take(",") { throw scanner.failure("expected ',' between media types") }
+        }
+      }
+    } catch {
+      list.removeSubrange(count...)
+      throw error
+    }
   }
 
   /// The `charset` parameter, if any.
@@ -97,14 +115,20 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
 /// A small scanner over the grammar of RFC 9110 §8.3.1 media types.
 private struct MediaTypeScanner {
   private let text: String
-  /// The text's UTF-8 bytes: every character of the grammar is ASCII, and a quoted string's other bytes are copied
-  /// as they are.
-  private let bytes: [UInt8]
+  private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
 
-  init(_ text: String) {
-    self.text = text
-    bytes = Array(text.utf8)
+  /// Runs `body` with a scanner over the bytes of `text`, which a native string lends without a copy.
+  static func scan<Result>(
+    _ text: String,
+    _ body: (inout MediaTypeScanner) throws(NetworkError) -> Result
+  ) throws(NetworkError) -> Result {
+    var utf8 = text
+    let outcome = utf8.withUTF8 { bytes in
+      var scanner = MediaTypeScanner(text: text, bytes: bytes)
+      return Swift.Result { () throws(NetworkError) in try body(&scanner) }
+    }
+    return try outcome.get()
   }
 
   var isAtEnd: Bool { index >= bytes.count }
@@ -164,7 +188,7 @@ private struct MediaTypeScanner {
   }
 
   /// The bytes of the token that starts here, passed over.
-  private mutating func tokenBytes() -> ArraySlice<UInt8> {
+  private mutating func tokenBytes() -> Slice<UnsafeBufferPointer<UInt8>> {
     let start = index
     while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
     return bytes[start..<index]

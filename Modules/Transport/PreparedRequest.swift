@@ -70,15 +70,21 @@ public struct PreparedRequest: Sendable {
     let target = try Self.target(of: request, baseUrl: baseUrl)
     let encoded = try Self.encodeBody(of: request, encoders: encoders)
     var fields = DefaultHeaders.fields
-    if let contentType = encoded.contentType {
-      try fields.set(validating: contentType, for: "Content-Type")
+    // One copy of the defaults, with room for every field to come, rather than a copy and then a larger one.
+    fields.reserveCapacity(
+      fields.count + 1 + headerLayers.reduce(request.headers.count) { $0 + $1.count }
+    )
+    switch encoded.contentType {
+    case .json: fields[.contentType] = "application/json"  // the library's own value: nothing to check
+    case .given(let value): try fields.set(validating: value, for: "Content-Type")
+    case nil: break
     }
     for layer in headerLayers {
       try fields.merge(validating: layer)
     }
     try fields.merge(validating: request.headers)
-    if let contentType = encoded.contentType, contentType.lowercased().hasPrefix("multipart/") {
-      try fields.set(validating: contentType, for: "Content-Type")
+    if case .given(let value) = encoded.contentType, value.lowercased().hasPrefix("multipart/") {
+      fields[.contentType] = value  // checked above
     }
     head = HTTPRequest(
       method: request.method,
@@ -116,35 +122,42 @@ public struct PreparedRequest: Sendable {
     return try urlRequest.buildTarget(baseUrl: baseUrl)
   }
 
+  /// A body's `Content-Type`: the library's own JSON type, or a value an encoder or the caller gave, checked like any
+  /// header.
+  private enum BodyContentType {
+    case json
+    case given(String)
+  }
+
   /// The body of a request and the `Content-Type` that describes it.
   private static func encodeBody(
     of request: Request,
     encoders: ParameterEncoderRegistry
-  ) throws(NetworkError) -> (body: RequestBody?, contentType: String?) {
+  ) throws(NetworkError) -> (body: RequestBody?, contentType: BodyContentType?) {
     switch request.task {
     case .data:
       guard !request.contentType.encodesInURL else { return (nil, nil) }
       let encoded = try encodeParameters(request.parameters, as: request.contentType, encoders: encoders)
       if encoded.body == nil, request.contentType == .json, methodsWithBody.contains(request.method) {
-        return (.data(Data("{}".utf8)), request.contentType.headerValue)
+        return (.data(Data("{}".utf8)), .json)
       }
       return encoded
     case .encodable(let body):
       if request.contentType.encodesInURL { return (nil, nil) }
       if request.contentType == .json {
         // The body's own encoder names its media type (a property-list encoder's is not JSON).
-        if let own = try body.encodedWithOwnEncoder() { return (.data(own), body.ownContentType) }
+        if let own = try body.encodedWithOwnEncoder() { return (.data(own), body.ownContentType.map { .given($0) }) }
         let json = (try? encoders.encoder(for: .json)) as? JSONParameterEncoder ?? JSONParameterEncoder()
-        return (.data(try json.encode(body.value)), request.contentType.headerValue)
+        return (.data(try json.encode(body.value)), .json)
       }
       let contentType = request.contentType
       return try encodeParameters(try body.parameters(for: contentType), as: contentType, encoders: encoders)
     case .uploadMultipart:
       return try encodeParameters(request.parameters, as: .multipartFormData, encoders: encoders)
     case .uploadData(let data):
-      return (.data(data), request.contentType.headerValue)
+      return (.data(data), request.contentType.headerValue.map { .given($0) })
     case .uploadFile(let file):
-      return (.source(try FileBody(url: file)), request.contentType.headerValue)
+      return (.source(try FileBody(url: file)), request.contentType.headerValue.map { .given($0) })
     }
   }
 
@@ -155,7 +168,7 @@ public struct PreparedRequest: Sendable {
     _ parameters: Parameters,
     as contentType: ContentType,
     encoders: ParameterEncoderRegistry
-  ) throws(NetworkError) -> (body: RequestBody?, contentType: String?) {
+  ) throws(NetworkError) -> (body: RequestBody?, contentType: BodyContentType?) {
     let encoder = try encoders.encoder(for: contentType)
     let encoded: EncodedBody
     do {
@@ -171,8 +184,8 @@ public struct PreparedRequest: Sendable {
     }
     switch encoded.content {
     case nil: return (nil, nil)
-    case .data(let data): return (.data(data), encoded.contentType)
-    case .stream(let source): return (.source(source), encoded.contentType)
+    case .data(let data): return (.data(data), encoded.contentType.map { .given($0) })
+    case .stream(let source): return (.source(source), encoded.contentType.map { .given($0) })
     }
   }
 }

@@ -143,15 +143,23 @@ public struct ContentTypeValidator: Validating, CustomStringConvertible {
 
   /// The response's media type, `nil` when it has no `Content-Type` field.
   private static func contentType(of response: Response) throws(NetworkError) -> MediaType? {
-    let values = response.headers[values: .contentType]
-    guard let first = values.first else { return nil }
-    guard values.allSatisfy({ $0 == first }) else {
-      throw NetworkError(
-        code: .invalidContentType,
-        message: "the response has conflicting Content-Type fields: \(values.joined(separator: " | "))",
-        response: response
-      )
+    // The fields are read in place: an array of their values is made only to report a conflict.
+    var found: String?
+    for field in response.headers where field.name == .contentType {
+      guard let first = found else {
+        found = field.value
+        continue
+      }
+      guard field.value == first else {
+        let values = response.headers[values: .contentType]
+        throw NetworkError(
+          code: .invalidContentType,
+          message: "the response has conflicting Content-Type fields: \(values.joined(separator: " | "))",
+          response: response
+        )
+      }
     }
+    guard let first = found else { return nil }
     let type: MediaType
     do {
       type = try MediaType(parsing: first)

@@ -35,9 +35,9 @@ struct MediaRanges: Sendable {
   init(parsing texts: [String], allowEmpty: Bool, origin: String) throws(NetworkError) {
     var ranges: [MediaType] = []
     for text in texts {
-      let parsed: [MediaType]
+      let before = ranges.count
       do {
-        parsed = try MediaType.parseList(text)
+        try MediaType.parseList(text, appendingTo: &ranges)
       } catch {
         throw NetworkError(
           code: .invalidContentType,
@@ -45,10 +45,9 @@ struct MediaRanges: Sendable {
           underlyingError: error
         )
       }
-      if parsed.isEmpty && !allowEmpty {
+      if ranges.count == before && !allowEmpty {
         throw NetworkError(code: .invalidContentType, message: "\(origin) is invalid: '\(text)' names no media type")
       }
-      ranges += parsed
     }
     try self.init(checking: ranges, origin: origin)
   }

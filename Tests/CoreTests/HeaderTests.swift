@@ -74,6 +74,26 @@ struct HeaderTests {
     #expect(fields == before)
   }
 
+  @Test func mergeNamesTheFirstBadFieldInSortedOrderAndKeepsACookieWhole() throws {
+    var fields = HTTPFields()
+    for capacity in [4, 16, 64, 256] {  // other capacities, other orders of iteration; the same error
+      var layer = [String: String](minimumCapacity: capacity)
+      for (name, value) in [("X-C", "c"), ("X-D", "bad\rvalue"), ("X-B", "bad\nvalue"), ("X-A", "a")] {
+        layer[name] = value
+      }
+      #expect {
+        try fields.merge(validating: layer)
+      } throws: { error in
+        (error as? NetworkError)?.message == "the value of header 'X-B' contains CR, LF or NUL"
+      }
+    }
+    #expect(fields.isEmpty)
+
+    try fields.merge(validating: ["Cookie": "a=1; b=2", "Accept": "*/*"])
+    #expect(fields[values: .cookie] == ["a=1; b=2"])
+    #expect(fields.map(\.name.canonicalName) == ["accept", "cookie"])
+  }
+
   @Test func setValidatingReplaces() throws {
     var fields = HTTPFields()
     try fields.set(validating: "1", for: "X-A")

@@ -41,6 +41,14 @@ struct MediaTypeTests {
     #expect(throws: NetworkError.self) { try MediaType.parseList("text/html; q") }
   }
 
+  @Test func listsAppendAndARefusedOneLeavesTheListAsItWas() throws {
+    var list = try MediaType.parseList("text/html")
+    try MediaType.parseList("application/json, */*;q=0.1", appendingTo: &list)
+    #expect(list.map(\.essence) == ["text/html", "application/json", "*/*"])
+    #expect(throws: NetworkError.self) { try MediaType.parseList("text/plain, image/", appendingTo: &list) }
+    #expect(list.map(\.essence) == ["text/html", "application/json", "*/*"])
+  }
+
   @Test func wildcardMatching() throws {
     let json = try MediaType(parsing: "application/json; charset=utf-8")
     #expect(try MediaType(parsing: "*/*").matches(json))

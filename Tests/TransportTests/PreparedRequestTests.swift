@@ -94,6 +94,10 @@ import Testing
       .post("boards", contentType: .custom("application/x-none"), parameters: ["a": 1]), "http://127.0.0.1:8080",
       .missingEncoder
     ),
+    (
+      .upload(data: Data("x".utf8), to: "boards", contentType: .custom("text/plain\r\nX-Injected: 1")),
+      "http://127.0.0.1:8080", .invalidHeader
+    ),
   ])
   func badInputIsAPreciseError(request: Request, baseUrl: String?, code: NetworkError.Code) throws {
     #expect {

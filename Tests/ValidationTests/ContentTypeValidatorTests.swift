@@ -109,6 +109,16 @@ struct ContentTypeValidatorTests {
     #expect(String(decoding: try #require(error?.response?.data), as: UTF8.self) == "<html>oops</html>")
   }
 
+  @Test func conflictingFieldsAreNamedAndRepeatedOnesAgree() {
+    let conflicting = makeResponse(contentType: ["application/json", "text/html"], body: "{}")
+    let error = expect(.fail(.invalidContentType), for: conflicting) {
+      try ContentTypeValidator(["application/json"]).validate($0)
+    }
+    #expect(error?.message.contains("conflicting Content-Type fields: application/json | text/html") == true)
+    let repeated = makeResponse(contentType: ["application/json", "application/json"], body: "{}")
+    expect(.pass, for: repeated) { try ContentTypeValidator(["application/json"]).validate($0) }
+  }
+
   @Test("an invalid Content-Type on an empty body is not looked at", arguments: invalidContentTypes)
   func invalidContentTypeWithoutContent(_ contentType: [String]) {
     let response = makeResponse(contentType: contentType, body: "")
