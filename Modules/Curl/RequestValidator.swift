@@ -50,23 +50,40 @@ enum RequestValidator {
     guard let authority = request.authority, !authority.isEmpty else {
       throw invalid("the request has no host")
     }
-    for byte in authority.utf8 where byte <= 0x20 || byte >= 0x7F || isAuthorityDelimiter(byte) {
+    var host = authority
+    guard host.withUTF8({ $0.allSatisfy { $0 > 0x20 && $0 < 0x7F && !isAuthorityDelimiter($0) } }) else {
       throw invalid("the host '\(authority.debugDescription)' contains a character not allowed there")
     }
-    let path = request.path ?? "/"
-    guard path.utf8.first == UInt8(ascii: "/") else {
-      throw invalid("the path '\(path.debugDescription)' must start with '/'")
-    }
-    var needsEncoding = false
-    for byte in path.utf8 {
-      if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") {
-        throw invalid("the path \(path.debugDescription) contains a space, a control character or '#'")
+    var path = request.path ?? "/"
+    // Read in place (the string's own bytes), where its `utf8` view checks its position at every byte.
+    let verdict = path.withUTF8 { bytes -> PathVerdict in
+      guard bytes.first == UInt8(ascii: "/") else { return .relative }
+      var verdict = PathVerdict.plain
+      for byte in bytes {
+        if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") { return .forbiddenByte }
+        if byte >= 0x80 { verdict = .needsEncoding }
       }
-      if byte >= 0x80 { needsEncoding = true }
+      return verdict
     }
-    let url = scheme + "://" + authority + (needsEncoding ? percentEncoded(path) : path)
+    switch verdict {
+    case .relative: throw invalid("the path '\(path.debugDescription)' must start with '/'")
+    case .forbiddenByte: throw invalid("the path \(path.debugDescription) contains a space, a control character or '#'")
+    case .needsEncoding: path = percentEncoded(path)
+    case .plain: break
+    }
+    var url = ""
+    url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)  // one allocation
+    url += scheme
+    url += "://"
+    url += authority
+    url += path
     try URLLength.check(url.utf8.count)
     return url
+  }
+
+  /// What ``url(of:)`` finds in a path.
+  private enum PathVerdict {
+    case plain, needsEncoding, relative, forbiddenByte
   }
 
   /// The path with every byte outside ASCII percent-encoded.
