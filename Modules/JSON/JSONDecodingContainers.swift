@@ -5,52 +5,23 @@ import Foundation
 /// built per object. Objects with escaped or non-ASCII keys, and decoders with a key strategy, list their keys as
 /// `String`s once, as Foundation does.
 ///
-/// A class, so the standard library's type-erasing box copies one reference, not three, on every call.
-final class JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let document: JSONDocument
-  let header: Int
-  let depth: Int
-  let node: JSONPathNode?
+/// A struct holding one reference, the object's node (which its decoder made for the coding path anyway), so that
+/// the standard library's type-erasing box copies one reference on every call and no object is allocated per
+/// container.
+struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let object: JSONObjectNode
+
+  init(_ object: JSONObjectNode) throws {
+    try object.listKeysIfNeeded()
+    self.object = object
+  }
+
+  @inline(__always) var document: JSONDocument { object.document }
+  @inline(__always) var header: Int { object.header }
+  @inline(__always) var depth: Int { object.depth }
+  @inline(__always) var node: JSONPathNode? { object }
   /// The decoded (and converted) keys with their value's tape index, first occurrence first; nil on the byte path.
-  let keys: [(String, Int)]?
-
-  init(document: JSONDocument, header: Int, depth: Int, node: JSONPathNode?) throws {
-    self.document = document
-    self.header = header
-    self.depth = depth
-    self.node = node
-    if document.entry(header).kind == .objectSlow || !document.options.defaultKeys {
-      keys = try Self.listKeys(document, header, node)
-    } else {
-      keys = nil
-    }
-  }
-
-  private static func listKeys(_ document: JSONDocument, _ header: Int, _ node: JSONPathNode?) throws -> [(String, Int)]
-  {
-    var list: [(String, Int)] = []
-    var seen = Set<String>()
-    let end = document.entry(header).a
-    var k = header + 1
-    let strategy = document.options.keyDecodingStrategy
-    let basePath: [any CodingKey]? =
-      if case .custom = strategy { JSONPathNode.path(node) } else { nil }
-    while k < end {
-      var name = try document.string(at: k)
-      switch strategy {
-      case .useDefaultKeys: break
-      case .convertFromSnakeCase: name = convertFromSnakeCase(name)
-      case .custom(let convert):
-        var path = basePath ?? []
-        path.append(JSONIndexKey(stringValue: name).unsafelyUnwrapped)
-        name = convert(path).stringValue
-      @unknown default: break
-      }
-      if seen.insert(name).inserted { list.append((name, k + 1)) }
-      k = document.skip(k + 1)
-    }
-    return list
-  }
+  @inline(__always) var keys: [(String, Int)]? { object.keys }
 
   var codingPath: [any CodingKey] { JSONPathNode.path(node) }
 

@@ -27,11 +27,12 @@ struct JSONDecodingOptions {
 }
 
 /// A coding path as a linked list, built only when a value below a key or index is handed to a `Decodable` type.
-final class JSONPathNode {
+class JSONPathNode {
   let parent: JSONPathNode?
-  let key: any CodingKey
+  /// The key of this value; nil for a node that adds nothing to its parent's path (a top-level object's).
+  let key: (any CodingKey)?
 
-  init(parent: JSONPathNode?, key: any CodingKey) {
+  init(parent: JSONPathNode?, key: (any CodingKey)?) {
     self.parent = parent
     self.key = key
   }
@@ -40,7 +41,7 @@ final class JSONPathNode {
     var keys: [any CodingKey] = []
     var node = node
     while let current = node {
-      keys.append(current.key)
+      if let key = current.key { keys.append(key) }
       node = current.parent
     }
     keys.reverse()
@@ -51,6 +52,59 @@ final class JSONPathNode {
     var keys = path(node)
     keys.append(key)
     return keys
+  }
+}
+
+/// The node of an object's value, which also holds what a keyed container over the object needs: made once per
+/// object value by its decoder, and shared by every keyed container over it.
+final class JSONObjectNode: JSONPathNode {
+  let document: JSONDocument
+  /// The tape index of the object's header.
+  let header: Int
+  /// The number of containers above the object, which picks its key-search slot.
+  let depth: Int
+  /// The decoded (and converted) keys with their value's tape index, first occurrence first: listed by the first
+  /// keyed container over an object with escaped or non-ASCII keys, or under a key strategy; nil on the byte path.
+  private(set) var keys: [(String, Int)]?
+  private var listed = false
+
+  init(parent: JSONPathNode?, key: (any CodingKey)?, document: JSONDocument, header: Int, depth: Int) {
+    self.document = document
+    self.header = header
+    self.depth = depth
+    super.init(parent: parent, key: key)
+  }
+
+  /// Lists the keys as `String`s when the bytes cannot be compared directly, once.
+  func listKeysIfNeeded() throws {
+    guard !listed else { return }
+    if document.entry(header).kind == .objectSlow || !document.options.defaultKeys { keys = try listKeys() }
+    listed = true
+  }
+
+  private func listKeys() throws -> [(String, Int)] {
+    var list: [(String, Int)] = []
+    var seen = Set<String>()
+    let end = document.entry(header).a
+    var k = header + 1
+    let strategy = document.options.keyDecodingStrategy
+    let basePath: [any CodingKey]? =
+      if case .custom = strategy { JSONPathNode.path(self) } else { nil }
+    while k < end {
+      var name = try document.string(at: k)
+      switch strategy {
+      case .useDefaultKeys: break
+      case .convertFromSnakeCase: name = convertFromSnakeCase(name)
+      case .custom(let convert):
+        var path = basePath ?? []
+        path.append(JSONIndexKey(stringValue: name).unsafelyUnwrapped)
+        name = convert(path).stringValue
+      @unknown default: break
+      }
+      if seen.insert(name).inserted { list.append((name, k + 1)) }
+      k = document.skip(k + 1)
+    }
+    return list
   }
 }
 

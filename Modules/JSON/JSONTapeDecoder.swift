@@ -58,9 +58,11 @@ struct JSONTapeDecoder: Decoder, SingleValueDecodingContainer {
     let e = entry
     switch e.kind {
     case .object, .objectFromStart, .objectSlow:
-      return KeyedDecodingContainer(
-        try JSONKeyedContainer<Key>(document: document, header: Int(index), depth: Int(depth), node: node)
-      )
+      // The node `childNode` made for this object, or (at the top, or through a wrapper) one adding no key.
+      let object =
+        (node as? JSONObjectNode).flatMap { $0.header == Int(index) ? $0 : nil }
+        ?? JSONObjectNode(parent: node, key: nil, document: document, header: Int(index), depth: Int(depth))
+      return KeyedDecodingContainer(try JSONKeyedContainer<Key>(object))
     case .null:
       throw DecodingError.valueNotFound(
         [String: Any].self,
@@ -289,7 +291,7 @@ extension JSONDocument {
     // Arrays of other types skip the standard library's generic `Array.init(from:)` and its unkeyed container (a
     // witness call for every `isAtEnd`, `decode` and `append`); the cast is tried only for a JSON array.
     if entry(index).kind == .array, let marker = T.self as? any DecodableArrayMarker.Type {
-      return try marker.elements(of: self, index, depth: depth, childNode(node, key)) as! T
+      return try marker.elements(of: self, index, depth: depth, childNode(node, key, index, depth)) as! T
     }
     return try type.init(from: child(index, depth: depth, node, key))
   }
@@ -339,12 +341,21 @@ extension JSONDocument {
   )
     -> JSONTapeDecoder
   {
-    JSONTapeDecoder(document: self, index: index, depth: depth, node: childNode(node, key))
+    JSONTapeDecoder(document: self, index: index, depth: depth, node: childNode(node, key, index, depth))
   }
 
-  /// The coding path of a value below `node`: a new node for its key, or `node` itself when it has none.
-  @inline(__always) func childNode(_ node: JSONPathNode?, _ key: (any CodingKey)?) -> JSONPathNode? {
+  /// The coding path of the value at `index` below `node`: a new node for its key (for an object, the node its keyed
+  /// containers share), or `node` itself when it has none.
+  @inline(__always) func childNode(
+    _ node: JSONPathNode?,
+    _ key: (any CodingKey)?,
+    _ index: Int,
+    _ depth: Int
+  ) -> JSONPathNode? {
     guard let key else { return node }
+    if entry(index).kind.rawValue >= TapeKind.object.rawValue {
+      return JSONObjectNode(parent: node, key: key, document: self, header: index, depth: depth)
+    }
     return JSONPathNode(parent: node, key: key)
   }
 
@@ -360,7 +371,7 @@ extension JSONDocument {
       if e.kind == .null { throw valueNotFound([String: Any].self, node, key) }
       throw mismatch([String: Any].self, e, fullPath(node, key))
     }
-    let dictionaryNode = childNode(node, key)
+    let dictionaryNode = childNode(node, key, index, depth)
     var result: [String: Any] = [:]
     var k = index + 1
     let end = e.a

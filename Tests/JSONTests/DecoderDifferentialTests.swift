@@ -333,6 +333,25 @@ import Testing
     #expect(outcome == .failure(kind: "keyNotFound(lon)", path: ["Index 1|1", "location|-"]))
   }
 
+  /// An object's keyed containers share the node its decoder made: two containers of different key types over one
+  /// object, a wrapper that reaches a keyed type through its single-value container, and a key strategy that lists
+  /// the keys, all with the values and error paths Foundation gives.
+  @Test func oneObjectThroughSeveralContainers() {
+    let good = #"{"id":1,"name":"a","tags":[],"location":{"lat":1,"lon":2}}"#
+    let bad = #"{"id":1,"name":"a","tags":[],"location":{"lat":1}}"#
+    for json in [#"{"x":1,"y":"b"}"#, #"{"x":1}"#, #"{"x":"1","y":"b"}"#, "[]", "null"] {
+      expectSameOutcome(TwoViews.self, json)
+      expectSameOutcome([String: TwoViews].self, "{\"k\":\(json)}")
+      expectSameOutcome(TwoViews.self, json) { $0.keyDecodingStrategy = .convertFromSnakeCase }
+    }
+    for inner in [good, bad, "[]", "null"] {
+      expectSameOutcome(DecodedKeyed<Wrapped>.self, "{\"value\":\(inner)}")
+      expectSameOutcome([Wrapped].self, "[\(good),\(inner)]")
+    }
+    let outcome = DecodeOutcome { try MalibuJSONDecoder().decode([Wrapped].self, from: Array("[\(good),\(bad)]".utf8)) }
+    #expect(outcome == .failure(kind: "keyNotFound(lon)", path: ["Index 1|1", "location|-"]))
+  }
+
   // MARK: Options
 
   @Test func dateStrategies() {
@@ -508,6 +527,28 @@ struct BitFloats: Decodable, Equatable {
 struct DecodedKeyed<T: Decodable & Equatable>: Decodable, Equatable { let value: T }
 struct OptionalKeyed<T: Decodable & Equatable>: Decodable, Equatable { let value: T? }
 struct DecodedNest<T: Decodable & Equatable>: Decodable, Equatable { let inner: DecodedKeyed<T> }
+
+/// One object read through two keyed containers of different key types.
+struct TwoViews: Decodable, Equatable {
+  enum First: String, CodingKey { case x }
+  enum Second: String, CodingKey { case y }
+  let x: Int
+  let y: String
+
+  init(from decoder: any Decoder) throws {
+    x = try decoder.container(keyedBy: First.self).decode(Int.self, forKey: .x)
+    y = try decoder.container(keyedBy: Second.self).decode(String.self, forKey: .y)
+  }
+}
+
+/// A keyed type reached through a single-value container: its path must not repeat the wrapper's key.
+struct Wrapped: Decodable, Equatable {
+  let record: Record
+
+  init(from decoder: any Decoder) throws {
+    record = try decoder.singleValueContainer().decode(Record.self)
+  }
+}
 
 struct Record: Decodable, Equatable {
   struct Location: Decodable, Equatable {
