@@ -36,19 +36,18 @@ extension HTTPFields {
         (base + count).initialize(to: field)
         count += 1
       }
-      var sorted = 1
-      while sorted < count {
+      // An insertion sort by name as the caller spelled it: a layer holds a few fields.
+      for sorted in 1..<count {  // count ≥ 1: the dictionary is not empty
         var index = sorted
-        while index > 0, base[index].name.rawName < base[index - 1].name.rawName {
+        while index > 0, layer[index].name.rawName < layer[index - 1].name.rawName {
           layer.swapAt(index, index - 1)
           index -= 1
         }
-        sorted += 1
       }
       for index in 0..<count {
-        let field = base[index]
-        if (0..<index).contains(where: { base[$0].name == field.name }) { continue }
-        if field.name != .cookie, !(index + 1..<count).contains(where: { base[$0].name == field.name }) {
+        let field = layer[index]
+        if (0..<index).contains(where: { layer[$0].name == field.name }) { continue }
+        if field.name != .cookie, !(index + 1..<count).contains(where: { layer[$0].name == field.name }) {
           self[field.name] = field.value  // no array for one field (the name setter would split a cookie)
         } else {
           self[fields: field.name] = layer[index..<count].filter { $0.name == field.name }

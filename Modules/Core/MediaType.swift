@@ -115,6 +115,8 @@ public struct MediaType: Hashable, Sendable, CustomStringConvertible {
 /// A small scanner over the grammar of RFC 9110 §8.3.1 media types.
 private struct MediaTypeScanner {
   private let text: String
+  /// The text's UTF-8 bytes, lent for the scan: every character of the grammar is ASCII, and a quoted string's other
+  /// bytes are copied as they are.
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
 
