@@ -27,15 +27,17 @@ extension HTTPFields {
       let base = layer.baseAddress.unsafelyUnwrapped
       var count = 0
       defer { base.deinitialize(count: count) }
+      // The error reported is the first bad field's in sorted order, whatever order the dictionary has.
+      var refusal: (name: String, error: NetworkError)?
       for (name, value) in headers {
-        guard let field = try? Self.field(name: name, value: value) else {
-          // The error names the first bad field in sorted order, whatever order the dictionary has.
-          for (name, value) in headers.sorted(by: { $0.key < $1.key }) { _ = try Self.field(name: name, value: value) }
-          preconditionFailure("a header field failed its check only once")
+        do throws(NetworkError) {
+          (base + count).initialize(to: try Self.field(name: name, value: value))
+          count += 1
+        } catch {
+          if refusal.map({ name < $0.name }) ?? true { refusal = (name, error) }
         }
-        (base + count).initialize(to: field)
-        count += 1
       }
+      if let refusal { throw refusal.error }
       // An insertion sort by name as the caller spelled it: a layer holds a few fields.
       for sorted in 1..<count {  // count ≥ 1: the dictionary is not empty
         var index = sorted

@@ -63,10 +63,19 @@ final class JSONObjectNode: JSONPathNode {
   let header: Int
   /// The number of containers above the object, which picks its key-search slot.
   let depth: Int
-  /// The decoded (and converted) keys with their value's tape index, first occurrence first: listed by the first
-  /// keyed container over an object with escaped or non-ASCII keys, or under a key strategy; nil on the byte path.
-  private(set) var keys: [(String, Int)]?
-  private var listed = false
+  /// How keys are found, settled by the first keyed container over the object.
+  private var search = KeySearch.unsettled
+
+  /// How the keys of an object are found.
+  private enum KeySearch {
+    /// No keyed container has asked yet.
+    case unsettled
+    /// By comparing bytes: the keys are simple ASCII and the decoder converts none.
+    case bytes
+    /// In a list of the decoded (and converted) keys with their value's tape index, first occurrence first: the
+    /// object has escaped or non-ASCII keys, or the decoder has a key strategy.
+    case listed([(String, Int)])
+  }
 
   init(parent: JSONPathNode?, key: (any CodingKey)?, document: JSONDocument, header: Int, depth: Int) {
     self.document = document
@@ -75,11 +84,17 @@ final class JSONObjectNode: JSONPathNode {
     super.init(parent: parent, key: key)
   }
 
-  /// Lists the keys as `String`s when the bytes cannot be compared directly, once.
+  /// The keys listed as `String`s with their value's tape index, or nil where bytes are compared.
+  var keys: [(String, Int)]? {
+    if case .listed(let keys) = search { return keys }
+    return nil
+  }
+
+  /// Settles how keys are found, listing them as `String`s when the bytes cannot be compared directly; once.
   func listKeysIfNeeded() throws {
-    guard !listed else { return }
-    if document.entry(header).kind == .objectSlow || !document.options.defaultKeys { keys = try listKeys() }
-    listed = true
+    guard case .unsettled = search else { return }
+    let byBytes = document.entry(header).kind != .objectSlow && document.options.defaultKeys
+    search = byBytes ? .bytes : .listed(try listKeys())
   }
 
   private func listKeys() throws -> [(String, Int)] {
