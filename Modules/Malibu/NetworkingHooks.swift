@@ -22,17 +22,6 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     /// `Networking.interceptors` (see `RequestInterceptor`).
     var interceptors: [any RequestInterceptor] = []
 
-    /// What a request reads of the hooks, made again by every change (``update(_:)``), so that a request takes it
-    /// with one reference instead of copying each hook.
-    var snapshot = HooksSnapshot(
-      validate: nil,
-      isObserved: false,
-      isStopped: false,
-      mockMode: .mixed,
-      mocks: [:],
-      interceptors: []
-    )
-
     /// Whether anything listens to failures, so that a response needs a reporter of its own.
     var isObserved: Bool { onFailure != nil || shouldContinue != nil || !subscribers.isEmpty }
   }
@@ -40,12 +29,20 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
   /// The hooks; read with `state.withLock`, changed only through ``update(_:)``.
   let state = Locked(State())
 
+  /// What a request reads of the hooks, made again by every change (``update(_:)``), so that a request takes it
+  /// with one reference instead of copying each hook. It is kept apart from ``state``, under a lock of its own,
+  /// because its type does not depend on the endpoint type: a request that finds nothing to do reads it without
+  /// the run-time type lookups that ``State`` (generic over the endpoint) costs in the facade's unspecialized code.
+  let published = Locked(
+    HooksSnapshot(validate: nil, isObserved: false, isStopped: false, mockMode: .mixed, mocks: [:], interceptors: [])
+  )
+
   /// Changes the hooks, and the snapshot requests read with them.
   @discardableResult
   func update<Output>(_ body: (inout State) -> Output) -> Output {
     state.withLock { state in
       defer {
-        state.snapshot = HooksSnapshot(
+        let snapshot = HooksSnapshot(
           validate: state.validate,
           isObserved: state.isObserved,
           isStopped: state.stop != nil,
@@ -53,6 +50,8 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
           mocks: state.mocks,
           interceptors: state.interceptors
         )
+        // Inside `state`'s section, so that two updates publish in the order they changed the hooks.
+        published.withLock { $0 = snapshot }
       }
       return body(&state)
     }
@@ -68,11 +67,8 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
 
   /// The hooks as a request of `subject` sees them; throws `NetworkError` code `stopped` (reported) while stopped.
   func admit(_ subject: Subject, logger: NetworkLogger) throws -> HooksSnapshot {
-    let snapshot = state.withLock { $0.snapshot }
-    // The failure that stopped the networking is read only when it is stopped.
-    if snapshot.isStopped, let stop = state.withLock({ $0.stop }) {
-      throw refuse(subject, stoppedBy: stop, logger: logger)
-    }
+    let snapshot = published.withLock { $0 }
+    if snapshot.isStopped { try refuseIfStopped(subject, logger: logger) }
     return snapshot
   }
 
@@ -85,8 +81,20 @@ final class NetworkingHooks<R: RequestConvertible>: Sendable {
     of limiter: RequestLimiter
   ) throws {
     // Without a limit the request never waits, and ``admit(_:logger:)`` checks it at once.
-    guard limiter.limit != nil, let stop = state.withLock({ $0.stop }) else { return }
-    limiter.abandon(ticket)
+    guard limiter.limit != nil, published.withLock({ $0.isStopped }) else { return }
+    do {
+      try refuseIfStopped(subject, logger: logger)
+    } catch {
+      limiter.abandon(ticket)
+      throw error
+    }
+  }
+
+  /// Throws the `stopped` error (reported) when the networking is still stopped. Apart from its callers, which
+  /// reach it only when the snapshot says stopped: the failure it reads is generic over the endpoint type.
+  @inline(never)
+  private func refuseIfStopped(_ subject: Subject, logger: NetworkLogger) throws(NetworkError) {
+    guard let stop = state.withLock({ $0.stop }) else { return }
     throw refuse(subject, stoppedBy: stop, logger: logger)
   }
 
@@ -213,14 +221,35 @@ extension NetworkingHooks {
       do {
         try validate(response)
       } catch {
-        (response.failureReporter ?? logger).reportFailure(error, of: response)
-        if !isCancellationError(error) {
-          publish(subject.failure(request: request, error: error, response: response), asking: true)
-        }
-        throw ValidationHookFailure(error: error)
+        throw rejectedByHook(response, error: error, of: subject, request: request, logger: logger)
       }
     }
     guard snapshot.isObserved else { return response }
+    return reporting(response, of: subject, request: request)
+  }
+
+  // The two below are apart from `accept` so that a response with no hook to run, and no one listening, costs it
+  // no run-time lookup of the types generic over the endpoint that they use.
+
+  /// Reports the error of the `validate` hook on `response`.
+  @inline(never)
+  private func rejectedByHook(
+    _ response: Response,
+    error: any Error,
+    of subject: Subject,
+    request: Request,
+    logger: NetworkLogger
+  ) -> ValidationHookFailure {
+    (response.failureReporter ?? logger).reportFailure(error, of: response)
+    if !isCancellationError(error) {
+      publish(subject.failure(request: request, error: error, response: response), asking: true)
+    }
+    return ValidationHookFailure(error: error)
+  }
+
+  /// `response` with a reporter of its own, for its failures to reach the failure hooks with its endpoint.
+  @inline(never)
+  private func reporting(_ response: Response, of subject: Subject, request: Request) -> Response {
     var response = response
     response.failureReporter = FailureReporter(
       hooks: self,
