@@ -60,7 +60,8 @@ struct ResponseHeadParser {
     while start < stop && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
     while stop > start && (bytes[stop - 1] == 0x20 || bytes[stop - 1] == 0x09) { stop -= 1 }
     let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[0..<colon])
-    guard let name = HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
+    let known = KnownFieldName.name(spelled: nameBytes)
+    guard let name = known ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self)) else { return }
     if fields.isEmpty { fields.reserveCapacity(16) }  // room for a typical head, not regrown as it fills
     let value = UnsafeRawBufferPointer(rebasing: bytes[start..<stop])
     if value.allSatisfy({ $0 < 0x80 }) {
@@ -117,5 +118,49 @@ extension String {
       return ""
     }
     return String(self[first...last])
+  }
+}
+
+/// The names most response heads carry, each as HTTPTypes makes it from its usual spelling and from its lower-case
+/// one (HTTP/2's): a field spelled exactly so takes the name as it is, without checking and lower-casing the name
+/// again. Any other spelling is made by `HTTPField.Name(_:)`, so every field keeps its name as the server wrote it.
+enum KnownFieldName {
+  /// Up to 24 bytes of a name, zero after its end: a spelling is compared in three words.
+  private typealias Words = (UInt64, UInt64, UInt64)
+
+  /// The known names by their length in bytes, each with its spelling as words.
+  private static let byLength: [[(words: Words, name: HTTPField.Name)]] = {
+    let usual: [HTTPField.Name] = [
+      .acceptRanges, .age, .cacheControl, .connection, .contentEncoding, .contentLength, .contentType, .date, .eTag,
+      .expires, .lastModified, .location, .server, .setCookie, .transferEncoding, .vary,
+    ]
+    var table = [[(words: Words, name: HTTPField.Name)]](repeating: [], count: 25)
+    for name in usual {
+      for spelling in Set([name.rawName, name.canonicalName]) {
+        let bytes = Array(spelling.utf8)
+        table[bytes.count].append((bytes.withUnsafeBytes(words), HTTPField.Name(spelling)!))
+      }
+    }
+    return table
+  }()
+
+  /// `bytes` (at most 24) as words.
+  private static func words(_ bytes: UnsafeRawBufferPointer) -> Words {
+    var words: Words = (0, 0, 0)
+    withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: bytes) }
+    return words
+  }
+
+  /// The known name spelled exactly as `bytes`, or `nil`.
+  static func name(spelled bytes: UnsafeRawBufferPointer) -> HTTPField.Name? {
+    let table = byLength
+    guard bytes.count < table.count else { return nil }
+    let candidates = table[bytes.count]
+    guard !candidates.isEmpty else { return nil }
+    let spelled = words(bytes)
+    for entry in candidates where entry.words == spelled {
+      return entry.name
+    }
+    return nil
   }
 }

@@ -15,7 +15,31 @@ extension CurlTests {
       ["HTTP/1.1 200 OK", "Content-Type: text/plain", "Bad Name: dropped", ": empty", "Date: Sun, 22 Nov 2026"],
       ["HTTP/1.1 200 OK", "Content-Type: text/plain", "Date: Mon, 23 Nov 2026", "Content-Length: 100"],
       ["HTTP/1.1 200 OK", "X-Long: " + String(repeating: "v", count: 300), "Content-Length: 1"],
+      // Every name spelled as the known-name table has it, and names a byte or a letter's case away from one.
+      ["HTTP/1.1 200 OK"] + Self.knownSpellings.map { "\($0): v" },
+      [
+        "HTTP/2 200", "content-typf: a", "Dat: b", "transfer-encodings: c", "ETAG: d", "eTag: e", "Agee: f",
+        "x-twenty-four-bytes-long: g", "x-twenty-five-bytes-long-: h", "Set-cookie: i",
+      ],
     ]
+
+    /// The names the parser knows, in their usual and lower-case spellings.
+    static let knownSpellings = [
+      "Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Encoding", "Content-Length", "Content-Type",
+      "Date", "ETag", "Expires", "Last-Modified", "Location", "Server", "Set-Cookie", "Transfer-Encoding", "Vary",
+    ].flatMap { [$0, $0.lowercased()] }
+
+    /// A known spelling gives HTTPTypes' name for it, with the same spelling; a near miss gives none.
+    @Test func knownNamesAreFoundOnlyAsSpelled() throws {
+      for spelling in Self.knownSpellings {
+        let name = try #require(Array(spelling.utf8).withUnsafeBytes { KnownFieldName.name(spelled: $0) })
+        #expect(name == HTTPField.Name(spelling))
+        #expect(name.rawName == spelling)
+      }
+      for spelling in ["content-typf", "CONTENT-TYPE", "Dat", "Datee", "", "x-twenty-five-bytes-long-", "Set-cookie"] {
+        #expect(Array(spelling.utf8).withUnsafeBytes { KnownFieldName.name(spelled: $0) } == nil, "\(spelling)")
+      }
+    }
 
     @Test func fieldsEqualWhatHTTPTypesBuilds() throws {
       for lines in Self.heads {
