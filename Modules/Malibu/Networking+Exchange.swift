@@ -8,7 +8,15 @@ import MalibuTransport
 
 extension Networking {
   /// One request, from the endpoint to the response.
-  func perform(_ endpoint: R, ticket: RequestLimiter.Ticket, control: RequestControl) async throws -> Response {
+  ///
+  /// This and the steps below it are `nonisolated(nonsending)`: they run where their caller (the request's task)
+  /// runs, with no check of the task's executor at each call and return, which a task started with `Task.immediate`
+  /// pays for with a lock each time.
+  nonisolated(nonsending) func perform(
+    _ endpoint: R,
+    ticket: RequestLimiter.Ticket,
+    control: RequestControl
+  ) async throws -> Response {
     try await perform(.endpoint(endpoint), ticket: ticket, control: control) { view in
       resolve(endpoint, hooks: view)
     }
@@ -16,7 +24,7 @@ extension Networking {
 
   /// The steps every collected request takes: its turn in the queue, the hooks' admission, its request and transport
   /// from `resolve` (given the hooks), the chain, the hooks' acceptance.
-  func perform(
+  nonisolated(nonsending) func perform(
     _ subject: NetworkingHooks<R>.Subject,
     ticket: RequestLimiter.Ticket,
     control: RequestControl,
@@ -80,7 +88,7 @@ extension Networking {
 
   /// A request after `beforeEach`, through ``exchange(_:of:through:storingOffline:control:_:)``, its body collected
   /// into a `Response` (with the transport's one-hop `collect(_:body:options:upTo:)`, which brings the metrics).
-  func collect(
+  nonisolated(nonsending) func collect(
     _ request: Request,
     of endpoint: R?,
     through base: any Transport,
@@ -152,14 +160,14 @@ extension Networking {
   /// What ``open(_:of:through:storingOffline:control:)`` and the collect path share: the middleware gate, encoding,
   /// `preProcessRequest`, the request's transfer options and the choice of the chain's steps; then `transfer` makes
   /// the call on the chain, inside the request's `SourceRequest` when a step reads it.
-  private func exchange<Result: Sendable>(
+  private nonisolated(nonsending) func exchange<Result: Sendable>(
     _ request: Request,
     of endpoint: R?,
     through base: any Transport,
     storingOffline: Bool,
     control: RequestControl,
     adjustingHead adjustHead: (inout HTTPRequest) -> Void = { _ in },
-    _ transfer: (Outgoing) async throws -> Result
+    _ transfer: nonisolated(nonsending) (Outgoing) async throws -> Result
   ) async throws -> Result {
     let logger = control.logger
     var settings = self.settings.withLock { $0 }
