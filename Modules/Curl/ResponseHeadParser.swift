@@ -134,7 +134,8 @@ enum KnownFieldName {
       .acceptRanges, .age, .cacheControl, .connection, .contentEncoding, .contentLength, .contentType, .date, .eTag,
       .expires, .lastModified, .location, .server, .setCookie, .transferEncoding, .vary,
     ]
-    var table = [[(words: Words, name: HTTPField.Name)]](repeating: [], count: 25)
+    // One bucket per length a spelling of `Words` can hold, 0 through 24 bytes.
+    var table = [[(words: Words, name: HTTPField.Name)]](repeating: [], count: MemoryLayout<Words>.size + 1)
     for name in usual {
       for spelling in Set([name.rawName, name.canonicalName]) {
         let bytes = Array(spelling.utf8)
