@@ -46,14 +46,30 @@ extension HTTPFields {
           index -= 1
         }
       }
-      for index in 0..<count {
-        let field = layer[index]
-        if (0..<index).contains(where: { layer[$0].name == field.name }) { continue }
-        if field.name != .cookie, !(index + 1..<count).contains(where: { layer[$0].name == field.name }) {
-          self[field.name] = field.value  // no array for one field (the name setter would split a cookie)
-        } else {
-          self[fields: field.name] = layer[index..<count].filter { $0.name == field.name }
-        }
+      replaceFields(with: UnsafeBufferPointer(start: base, count: count))
+    }
+  }
+
+  /// Sets the fields of header dictionaries checked once (``CheckedHeaderLayers``), as merging the dictionaries one
+  /// after the other with ``merge(validating:)`` would.
+  /// - Parameter checked: The checked layers.
+  /// - Throws: The ``NetworkError`` of the layers' first bad field; the fields are then unchanged.
+  package mutating func merge(_ checked: CheckedHeaderLayers) throws(NetworkError) {
+    if let refusal = checked.refusal { throw refusal }
+    replaceFields(with: checked.fields)
+  }
+
+  /// Sets the fields of `layer`, checked already: each name replaces the fields of that name in the place of the
+  /// first of them, and a name not present yet is added at the end, in `layer`'s order.
+  private mutating func replaceFields<Layer: RandomAccessCollection<HTTPField>>(with layer: Layer)
+  where Layer.Index == Int {
+    for index in layer.indices {
+      let field = layer[index]
+      if layer[..<index].contains(where: { $0.name == field.name }) { continue }
+      if field.name != .cookie, !layer[(index + 1)...].contains(where: { $0.name == field.name }) {
+        self[field.name] = field.value  // no array for one field (the name setter would split a cookie)
+      } else {
+        self[fields: field.name] = layer[index...].filter { $0.name == field.name }
       }
     }
   }
@@ -85,6 +101,32 @@ extension HTTPFields {
       throw NetworkError(code: .invalidHeader, message: "the value of header '\(name)' is not a valid field value")
     }
     return field
+  }
+}
+
+/// Header dictionaries checked once, when they are set, rather than by every request: their fields merged in order
+/// (later layers replacing earlier fields of the same name, as ``HTTPFields/merge(validating:)`` merges them one after
+/// the other), or the error of the first bad field, which each request using them then fails with.
+package struct CheckedHeaderLayers: Sendable {
+  /// The merged fields; empty when a field was refused.
+  package let fields: HTTPFields
+  /// The error of the first bad field, in the order the layers are merged.
+  package let refusal: NetworkError?
+
+  /// Checks and merges `layers`, lowest first.
+  /// - Parameter layers: Header dictionaries, each replacing the fields of the ones before it.
+  package init(_ layers: [[String: String]] = []) {
+    var fields = HTTPFields()
+    do throws(NetworkError) {
+      for layer in layers {
+        try fields.merge(validating: layer)
+      }
+      self.fields = fields
+      refusal = nil
+    } catch {
+      self.fields = HTTPFields()
+      refusal = error
+    }
   }
 }
 

@@ -183,11 +183,7 @@ extension Networking {
     if !storingOffline { request.storePolicy = .unspecified }
     var prepared: PreparedRequest
     do {
-      prepared = try PreparedRequest(
-        request,
-        for: R.self,
-        headerLayers: [settings.sessionHeaders, settings.headers, R.headers]
-      )
+      prepared = try PreparedRequest(request, for: R.self, networkingHeaders: settings.checkedHeaders)
     } catch {
       settings.logger.log(error: error)
       throw error

@@ -13,9 +13,15 @@ struct NetworkingSettings<R: RequestConvertible>: Sendable {
   var beforeEach: (@Sendable (Request) -> Request)?
   var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
   var middleware: (@Sendable (Promise<Void>) -> Void)?
-  var headers: [String: String] = [:]
+  var headers: [String: String] = [:] {
+    didSet { checkedHeaders = Self.check(sessionHeaders, headers) }
+  }
   /// The session configuration's `httpAdditionalHeaders`: the lowest layer of header fields.
-  var sessionHeaders: [String: String] = [:]
+  var sessionHeaders: [String: String] = [:] {
+    didSet { checkedHeaders = Self.check(sessionHeaders, headers) }
+  }
+  /// `sessionHeaders`, then `headers`, checked when either changes rather than by every request.
+  private(set) var checkedHeaders = CheckedHeaderLayers()
   /// The session configuration's `requestCachePolicy`, for requests that keep the default policy.
   var sessionCachePolicy: CachePolicy?
   var transferOptions = TransferOptions()
@@ -45,5 +51,9 @@ struct NetworkingSettings<R: RequestConvertible>: Sendable {
     self.logger = logger
     self.etagStore = etagStore
     self.chain = chain
+  }
+
+  private static func check(_ session: [String: String], _ own: [String: String]) -> CheckedHeaderLayers {
+    CheckedHeaderLayers([session, own].filter { !$0.isEmpty })
   }
 }

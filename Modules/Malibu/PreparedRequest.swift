@@ -7,18 +7,26 @@ extension PreparedRequest {
   /// - Parameters:
   ///   - request: The request, after `beforeEach`.
   ///   - endpoint: The endpoint type, whose `baseUrl` the resource is joined to.
-  ///   - headerLayers: The networking's, then the endpoint type's header fields.
+  ///   - networkingHeaders: The networking's header fields (the session configuration's, then its own), checked
+  ///     when they were set.
   /// - Throws: `NetworkError`, as ``init(_:baseUrl:headerLayers:encoders:)``.
   init<R: RequestConvertible>(
     _ request: borrowing Request,
     for endpoint: R.Type,
-    headerLayers: [[String: String]]
+    networkingHeaders: CheckedHeaderLayers
   ) throws(NetworkError) {
     let baseUrl = R.baseUrl
     if (baseUrl?.urlString ?? "").isEmpty, request.hasRelativeResource {
       throw Self.missingBaseUrl(copy request, endpoint)
     }
-    try self.init(request, checkedBaseUrl: baseUrl, headerLayers: headerLayers)
+    // The endpoint type's fields are read for each request: `R.headers` may be computed.
+    let endpointHeaders = R.headers
+    try self.init(
+      request,
+      checkedBaseUrl: baseUrl,
+      checked: networkingHeaders,
+      headerLayers: endpointHeaders.isEmpty ? [] : [endpointHeaders]
+    )
   }
 
   /// The error for a relative resource on an endpoint type whose `baseUrl` is `nil` or empty: it names the

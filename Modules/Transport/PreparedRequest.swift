@@ -60,10 +60,12 @@ public struct PreparedRequest: Sendable {
   }
 
   /// ``init(_:baseUrl:headerLayers:encoders:)`` for a caller that has checked that a relative resource has a base URL
-  /// (and reports a missing one in its own words).
+  /// (and reports a missing one in its own words), and may have checked its lowest header layers once (`checked`,
+  /// merged before `headerLayers`).
   package init(
     _ request: borrowing Request,
     checkedBaseUrl baseUrl: (any URLStringConvertible)?,
+    checked: CheckedHeaderLayers = CheckedHeaderLayers(),
     headerLayers: [[String: String]],
     encoders: ParameterEncoderRegistry = .shared
   ) throws(NetworkError) {
@@ -72,13 +74,14 @@ public struct PreparedRequest: Sendable {
     var fields = DefaultHeaders.fields
     // One copy of the defaults, with room for every field to come, rather than a copy and then a larger one.
     fields.reserveCapacity(
-      fields.count + 1 + headerLayers.reduce(request.headers.count) { $0 + $1.count }
+      fields.count + 1 + checked.fields.count + headerLayers.reduce(request.headers.count) { $0 + $1.count }
     )
     switch encoded.contentType {
     case .json: fields[.contentType] = "application/json"  // the library's own value: nothing to check
     case .given(let value): try fields.set(validating: value, for: "Content-Type")
     case nil: break
     }
+    try fields.merge(checked)
     for layer in headerLayers {
       try fields.merge(validating: layer)
     }

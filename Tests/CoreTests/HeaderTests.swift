@@ -94,6 +94,51 @@ struct HeaderTests {
     #expect(fields.map(\.name.canonicalName) == ["accept", "cookie"])
   }
 
+  /// Layers checked once give the fields that merging them one after the other gives, over any fields below them,
+  /// and a bad field in any layer is the same error, leaving the fields below as they were.
+  @Test(arguments: [
+    [["Accept": "text/html", "X-A": "a"], ["accept": "application/json", "X-B": "b"]],
+    [["User-Agent": "Surfer/1", "X-Twice": "upper", "x-twice": "lower"], ["X-Other": "o"]],
+    [["Cookie": "a=1; b=2"], ["Cookie": "c=3", "Accept-Language": "fr"]],
+    [["X-Z": "z", "X-Y": " y\t"], [:], ["x-z": "second", "Accept-Encoding": "br"]],
+    [[:], [:]],
+  ])
+  func checkedLayersMergeAsTheDictionariesOneAfterTheOther(layers: [[String: String]]) throws {
+    let below: HTTPFields = [.accept: "*/*", .acceptEncoding: "gzip", .userAgent: "Malibu", .cookie: "z=0"]
+    var oneByOne = below
+    for layer in layers {
+      try oneByOne.merge(validating: layer)
+    }
+    var checked = below
+    try checked.merge(CheckedHeaderLayers(layers))
+    #expect(checked == oneByOne)
+    #expect(checked.map(\.name.rawName) == oneByOne.map(\.name.rawName))
+  }
+
+  @Test func checkedLayersRefuseWithTheFirstBadFieldsError() throws {
+    let layers = [["X-A": "a"], ["X-Bad": "line\nfeed", "X-Also": "nul\u{0}"], ["X-Later": "bad\r"]]
+    var oneByOne = HTTPFields()
+    var expected: NetworkError?
+    do {
+      for layer in layers {
+        try oneByOne.merge(validating: layer)
+      }
+    } catch {
+      expected = error
+    }
+    let checked = CheckedHeaderLayers(layers)
+    #expect(checked.refusal?.message == expected?.message)
+    #expect(checked.refusal?.message == "the value of header 'X-Also' contains CR, LF or NUL")
+    #expect(checked.fields.isEmpty)
+    var fields: HTTPFields = [.accept: "*/*"]
+    #expect {
+      try fields.merge(checked)
+    } throws: { error in
+      (error as? NetworkError)?.code == .invalidHeader
+    }
+    #expect(fields == [.accept: "*/*"])
+  }
+
   @Test func setValidatingReplaces() throws {
     var fields = HTTPFields()
     try fields.set(validating: "1", for: "X-A")

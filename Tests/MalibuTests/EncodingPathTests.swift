@@ -142,6 +142,29 @@ struct EncodingPathTests {
     #expect(fields[values: .accept] == ["text/plain"])
   }
 
+  /// The networking's headers are checked when they are set: a bad one fails every request with `invalidHeader`
+  /// before anything is sent, until they are set again; the session configuration's lie below them.
+  @Test func networkingHeadersAreCheckedWhenSetAndFailEachRequestUntilMended() async throws {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpAdditionalHeaders = ["X-Client": "board-app", "X-Layer": "session"]
+    let transport = makeTransport()
+    let networking = Networking<Probe>(sessionConfiguration: .custom(configuration), transport: .custom(transport))
+    networking.headers = ["X-Api-Key": "key\n", "X-Layer": "networking"]
+    for _ in 0..<2 {
+      let error = await networkError(networking.request(Probe(.get("boards"))))
+      #expect(error?.code == .invalidHeader)
+      #expect(error?.message.contains("X-Api-Key") == true)
+    }
+    #expect(transport.recordedRequests.isEmpty)
+
+    networking.headers["X-Api-Key"] = "key"
+    _ = try await networking.request(Probe(.get("boards"))).value
+    let fields = try #require(transport.recordedRequests.first).headerFields
+    #expect(fields[HTTPField.Name("X-Api-Key")!] == "key")
+    #expect(fields[HTTPField.Name("X-Client")!] == "board-app")
+    #expect(fields[values: HTTPField.Name("X-Layer")!] == ["networking"])  // networking > session
+  }
+
   @Test func contentTypeHeaderOverridesTheEncodersExceptForMultipart() async throws {
     let json = try await send(
       .post("boards", parameters: ["a": 1], headers: ["Content-Type": "application/vnd.api+json"])
