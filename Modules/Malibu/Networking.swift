@@ -187,6 +187,9 @@ public final class Networking<R: RequestConvertible>: Sendable {
   }
 
   /// Header fields for every request of this networking; `R.headers` and each request's headers replace them.
+  ///
+  /// They are checked when set (names must be HTTP tokens; values must not hold CR, LF or NUL), not by every request:
+  /// while a field is bad, every request fails with `NetworkError` code `invalidHeader` before anything is sent.
   public var headers: [String: String] {
     get { settings.withLock { $0.headers } }
     set { settings.withLock { $0.headers = newValue } }
