@@ -55,8 +55,7 @@ extension HTTPFields {
   /// - Parameter checked: The checked layers.
   /// - Throws: The ``NetworkError`` of the layers' first bad field; the fields are then unchanged.
   package mutating func merge(_ checked: CheckedHeaderLayers) throws(NetworkError) {
-    if let refusal = checked.refusal { throw refusal }
-    replaceFields(with: checked.fields)
+    replaceFields(with: try checked.outcome.get())
   }
 
   /// Sets the fields of `layer`, checked already: each name replaces the fields of that name in the place of the
@@ -108,25 +107,31 @@ extension HTTPFields {
 /// (later layers replacing earlier fields of the same name, as ``HTTPFields/merge(validating:)`` merges them one after
 /// the other), or the error of the first bad field, which each request using them then fails with.
 package struct CheckedHeaderLayers: Sendable {
-  /// The merged fields; empty when a field was refused.
-  package let fields: HTTPFields
-  /// The error of the first bad field, in the order the layers are merged.
-  package let refusal: NetworkError?
+  /// The merged fields, or the error of the first bad field in the order the layers are merged.
+  let outcome: Result<HTTPFields, NetworkError>
 
   /// Checks and merges `layers`, lowest first.
   /// - Parameter layers: Header dictionaries, each replacing the fields of the ones before it.
   package init(_ layers: [[String: String]] = []) {
-    var fields = HTTPFields()
-    do throws(NetworkError) {
+    outcome = Result { () throws(NetworkError) in
+      var fields = HTTPFields()
       for layer in layers {
         try fields.merge(validating: layer)
       }
-      self.fields = fields
-      refusal = nil
-    } catch {
-      self.fields = HTTPFields()
-      refusal = error
+      return fields
     }
+  }
+
+  /// The merged fields; none when a field was refused.
+  package var fields: HTTPFields {
+    guard case .success(let fields) = outcome else { return HTTPFields() }
+    return fields
+  }
+
+  /// The error of the first bad field, if any.
+  package var refusal: NetworkError? {
+    guard case .failure(let error) = outcome else { return nil }
+    return error
   }
 }
 

@@ -14,11 +14,11 @@ struct NetworkingSettings<R: RequestConvertible>: Sendable {
   var preProcessRequest: (@Sendable (HTTPRequest) -> HTTPRequest)?
   var middleware: (@Sendable (Promise<Void>) -> Void)?
   var headers: [String: String] = [:] {
-    didSet { checkedHeaders = Self.check(sessionHeaders, headers) }
+    didSet { checkedHeaders = CheckedHeaderLayers([sessionHeaders, headers]) }
   }
   /// The session configuration's `httpAdditionalHeaders`: the lowest layer of header fields.
   var sessionHeaders: [String: String] = [:] {
-    didSet { checkedHeaders = Self.check(sessionHeaders, headers) }
+    didSet { checkedHeaders = CheckedHeaderLayers([sessionHeaders, headers]) }
   }
   /// `sessionHeaders`, then `headers`, checked when either changes rather than by every request.
   private(set) var checkedHeaders = CheckedHeaderLayers()
@@ -51,9 +51,5 @@ struct NetworkingSettings<R: RequestConvertible>: Sendable {
     self.logger = logger
     self.etagStore = etagStore
     self.chain = chain
-  }
-
-  private static func check(_ session: [String: String], _ own: [String: String]) -> CheckedHeaderLayers {
-    CheckedHeaderLayers([session, own].filter { !$0.isEmpty })
   }
 }

@@ -165,6 +165,22 @@ struct EncodingPathTests {
     #expect(fields[values: HTTPField.Name("X-Layer")!] == ["networking"])  // networking > session
   }
 
+  /// A bad field among the session configuration's headers fails every request the same way, and the networking's
+  /// own headers do not hide it.
+  @Test func aBadSessionConfigurationHeaderFailsEachRequest() async throws {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpAdditionalHeaders = ["X-Client": "board\r\nX-Injected: 1"]
+    let transport = makeTransport()
+    let networking = Networking<Probe>(sessionConfiguration: .custom(configuration), transport: .custom(transport))
+    networking.headers = ["X-Api-Key": "key"]
+    for _ in 0..<2 {
+      let error = await networkError(networking.request(Probe(.get("boards"))))
+      #expect(error?.code == .invalidHeader)
+      #expect(error?.message.contains("X-Client") == true)
+    }
+    #expect(transport.recordedRequests.isEmpty)
+  }
+
   @Test func contentTypeHeaderOverridesTheEncodersExceptForMultipart() async throws {
     let json = try await send(
       .post("boards", parameters: ["a": 1], headers: ["Content-Type": "application/vnd.api+json"])
