@@ -108,7 +108,7 @@ extension HTTPFields {
 /// the other), or the error of the first bad field, which each request using them then fails with.
 package struct CheckedHeaderLayers: Sendable {
   /// The merged fields, or the error of the first bad field in the order the layers are merged.
-  let outcome: Result<HTTPFields, NetworkError>
+  package let outcome: Result<HTTPFields, NetworkError>
 
   /// Checks and merges `layers`, lowest first.
   /// - Parameter layers: Header dictionaries, each replacing the fields of the ones before it.
@@ -120,18 +120,6 @@ package struct CheckedHeaderLayers: Sendable {
       }
       return fields
     }
-  }
-
-  /// The merged fields; none when a field was refused.
-  package var fields: HTTPFields {
-    guard case .success(let fields) = outcome else { return HTTPFields() }
-    return fields
-  }
-
-  /// The error of the first bad field, if any.
-  package var refusal: NetworkError? {
-    guard case .failure(let error) = outcome else { return nil }
-    return error
   }
 }
 

@@ -73,8 +73,9 @@ public struct PreparedRequest: Sendable {
     let encoded = try Self.encodeBody(of: request, encoders: encoders)
     var fields = DefaultHeaders.fields
     // One copy of the defaults, with room for every field to come, rather than a copy and then a larger one.
+    let checkedCount = (try? checked.outcome.get().count) ?? 0
     fields.reserveCapacity(
-      fields.count + 1 + checked.fields.count + headerLayers.reduce(request.headers.count) { $0 + $1.count }
+      fields.count + 1 + checkedCount + headerLayers.reduce(request.headers.count) { $0 + $1.count }
     )
     switch encoded.contentType {
     case .json: fields[.contentType] = "application/json"  // the library's own value: nothing to check
