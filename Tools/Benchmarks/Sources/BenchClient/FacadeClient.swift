@@ -50,7 +50,7 @@ struct FacadeClient: Client {
     api = Networking(transport: .custom(transport.transport))
     api.transferOptions = transport.options
     // `BENCH_NETWORKING_HEADERS=1`: two header fields of the networking's own, as an API client with a key sets them.
-    if ProcessInfo.processInfo.environment["BENCH_NETWORKING_HEADERS"] != nil {
+    if ProcessInfo.processInfo.environment["BENCH_NETWORKING_HEADERS"] == "1" {
       api.headers = ["Authorization": "Bearer eyJhbGciOiJIUzI1NiJ9.c2Vzc2lvbg.abc123", "X-Api-Key": "k-4711-abcdef"]
     }
     self.base = base
